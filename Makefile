@@ -1,0 +1,43 @@
+# minidb workbench. `make book` and `make test` are all a newcomer needs; both install what they need first.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+INSTALLED := $(VENV)/.installed
+PYX := $(shell find minidb -name '*.pyx' -o -name '*.pxd')
+BUILT := $(VENV)/.built
+SCALE ?= small
+
+.PHONY: install build test book bench clean
+
+install: $(INSTALLED)
+
+# The virtual environment, with the package (editable) and every dependency from pyproject.toml.
+$(INSTALLED): pyproject.toml setup.py
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[bench]'
+	touch $@
+
+# The Cython extensions, compiled in place; rebuilt only when a .pyx or .pxd changes.
+build: $(BUILT)
+
+$(BUILT): $(INSTALLED) $(PYX)
+	$(PY) setup.py --quiet build_ext --inplace -j 2
+	touch $@
+
+test: build
+	$(PY) -m pytest -n auto -q
+	@echo "make test: passed"
+
+book: build
+	rm -rf book/_build/.jupyter_cache
+	MINIDB_SCALE=$(SCALE) $(VENV)/bin/jupyter-book build book -W -n --keep-going
+	@echo "The book is at book/_build/html/index.html"
+
+bench: build
+	$(PY) -m benchmarks
+
+clean:
+	rm -rf build book/_build $(BUILT)
+	find minidb -name '*.so' -delete
+	find minidb -name '*.c' -delete

@@ -1,0 +1,23 @@
+"""minidb: a B+tree engine and an LSM engine whose every IO is counted, for the minidb workbench book.
+
+The public API is re-exported here; see the book's introduction for a tour.
+"""
+
+from . import data
+from .errors import CorruptionError, DeviceCrashed, MiniDBError, ReadOnlyError
+from .storage import DeviceModel, DirDevice, IOCounts, IOStats, SimDevice
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CorruptionError",
+    "DeviceCrashed",
+    "DeviceModel",
+    "DirDevice",
+    "IOCounts",
+    "IOStats",
+    "MiniDBError",
+    "ReadOnlyError",
+    "SimDevice",
+    "data",
+]

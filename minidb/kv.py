@@ -1,0 +1,121 @@
+"""The key-value interface both engines implement, and the write batch they share.
+
+An engine stores several *keyspaces*, one per index of a table (``"primary"``, ``"idx_price"``, ...). Keys and
+values are ``bytes``; keys sort as unsigned bytes (``memcmp`` order), which the table layer's key encoding makes
+match the order of the columns. A keyspace exists from its first write.
+
+Writes are either single (``put``, ``delete``) or grouped in a ``WriteBatch`` applied atomically by ``write``:
+after a crash either all of a batch's changes are there or none is. A write is *acknowledged* when the call
+returns; whether an acknowledged write survives a crash depends on the engine's sync policy, and every write that
+was synced survives.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Iterator
+
+# Bytes a batch accounts per operation beyond its key and value: RocksDB's WriteBatch stores a type tag,
+# the column family id and two varint lengths per record (db/write_batch.cc), about 8 bytes.
+BATCH_OP_OVERHEAD = 8
+
+
+class BatchTooLarge(MemoryError):
+    """A write batch grew past its memory limit (seed 000: rocksdb_max_row_locks / transaction size limits)."""
+
+
+class WriteBatch:
+    """Changes applied atomically by ``engine.write(batch)``; its ``nbytes`` is the memory it holds.
+
+    With ``limit`` set, a ``put``/``delete`` that would take the batch past ``limit`` bytes raises
+    ``BatchTooLarge`` and leaves the batch as it was, so the caller can commit what it has and go on
+    ("commit in the middle", seed 000).
+    """
+
+    __slots__ = ("ops", "nbytes", "limit")
+
+    def __init__(self, limit: int | None = None) -> None:
+        if limit is not None and limit <= 0:
+            raise ValueError(f"bad write batch memory limit {limit!r}: must be > 0 or None")
+        self.ops: list[tuple[str, bytes, bytes | None]] = []  # (keyspace, key, value or None for a delete)
+        self.nbytes = 0  # memory the batch holds: keys, values and per-op overhead
+        self.limit = limit  # most bytes the batch may hold, None for no limit
+
+    def _add(self, keyspace: str, key: bytes, value: bytes | None) -> None:
+        check_key(key)
+        if value is not None and not isinstance(value, (bytes, bytearray)):
+            raise ValueError(f"a value must be bytes, got {type(value).__name__}")
+        size = len(key) + (len(value) if value is not None else 0) + BATCH_OP_OVERHEAD
+        if self.limit is not None and self.nbytes + size > self.limit:
+            raise BatchTooLarge(
+                f"write batch would hold {self.nbytes + size} bytes, over its limit of {self.limit} bytes "
+                f"({len(self.ops)} operations so far): commit it and start a new batch"
+            )
+        self.ops.append((keyspace, bytes(key), None if value is None else bytes(value)))
+        self.nbytes += size
+
+    def put(self, keyspace: str, key: bytes, value: bytes) -> None:
+        """Add: set ``key`` to ``value`` in ``keyspace``."""
+        self._add(keyspace, key, value)
+
+    def delete(self, keyspace: str, key: bytes) -> None:
+        """Add: remove ``key`` from ``keyspace`` (no error if it is absent)."""
+        self._add(keyspace, key, None)
+
+    def clear(self) -> None:
+        """Drop every change (after a commit, to reuse the batch)."""
+        self.ops.clear()
+        self.nbytes = 0
+
+    def __len__(self) -> int:
+        return len(self.ops)
+
+    def logical_bytes(self) -> int:
+        """Bytes of keys and values the client asked to write: the denominator of write amplification."""
+        return sum(len(k) + (len(v) if v is not None else 0) for _, k, v in self.ops)
+
+
+def check_key(key: bytes) -> None:
+    """Raise ValueError unless ``key`` is non-empty bytes."""
+    if not isinstance(key, (bytes, bytearray)) or not key:
+        raise ValueError(f"a key must be non-empty bytes, got {key!r}")
+
+
+class Engine(ABC):
+    """What the table layer, the workloads and the book use of an engine. Each method's contract is one line."""
+
+    @abstractmethod
+    def put(self, keyspace: str, key: bytes, value: bytes) -> None:
+        """Set ``key`` to ``value`` in ``keyspace``."""
+
+    @abstractmethod
+    def delete(self, keyspace: str, key: bytes) -> None:
+        """Remove ``key`` from ``keyspace``; removing an absent key is not an error."""
+
+    @abstractmethod
+    def get(self, keyspace: str, key: bytes) -> bytes | None:
+        """The value of ``key`` in ``keyspace``, or None."""
+
+    @abstractmethod
+    def scan(self, keyspace: str, lo: bytes | None = None, hi: bytes | None = None) -> Iterator[tuple[bytes, bytes]]:
+        """(key, value) pairs of ``keyspace`` with ``lo <= key < hi`` in key order (None: unbounded)."""
+
+    @abstractmethod
+    def write(self, batch: WriteBatch) -> None:
+        """Apply every change of ``batch`` atomically, in order."""
+
+    @abstractmethod
+    def flush(self) -> None:
+        """Write buffered changes to their final files (memtables to SSTs, dirty pages to the tablespace)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Flush and release the engine; the device then holds a database that reopens without recovery."""
+
+    @abstractmethod
+    def stats(self) -> dict:
+        """Engine counters (cache hits, pages or blocks read, ...) as a dict; IO itself is in ``device.stats``."""
+
+    @abstractmethod
+    def keyspaces(self) -> list[str]:
+        """Names of the keyspaces that exist, sorted."""

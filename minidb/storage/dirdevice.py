@@ -1,0 +1,121 @@
+"""DirDevice: a device whose files are real files in one directory, for persistence and process-kill tests.
+
+``sync`` is a real ``fsync``; ``rename`` and ``delete`` also fsync the directory so that they are durable at once,
+the same promise ``SimDevice`` makes. Counting, capacity and injected failures come from ``Device``, so the same
+calls give the same ``IOStats`` as on a ``SimDevice``.
+
+A real ``ENOSPC`` (or any ``OSError``) in the middle of a write is undone before the error reaches the caller:
+the file gets back its old length and any bytes the failed write overwrote, so a failed write changes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .device import Device
+
+
+class DirDevice(Device):
+    """Files in directory ``path`` (created if missing). Only plain names directly inside it are files."""
+
+    def __init__(self, path: str | os.PathLike, capacity: int | None = None, stats=None) -> None:
+        super().__init__(capacity, stats)
+        self.path = os.fspath(path)  # directory holding the files
+        os.makedirs(self.path, exist_ok=True)
+        self._fds: dict[str, int] = {}  # name -> open OS file descriptor, opened on first use
+        self._used = sum(self._size(n) for n in self._list())
+
+    def __repr__(self) -> str:
+        return f"DirDevice({self.path!r}, used={self._used}, capacity={self._capacity})"
+
+    def close(self) -> None:
+        """Close every OS file descriptor (files stay on disk; the device can still be used)."""
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds.clear()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def _fd(self, name: str) -> int:
+        fd = self._fds.get(name)
+        if fd is None:
+            fd = self._fds[name] = os.open(self._p(name), os.O_RDWR | os.O_CREAT, 0o644)
+        return fd
+
+    def _p(self, name: str) -> str:
+        return os.path.join(self.path, name)
+
+    def _sync_dir(self) -> None:
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def _forget(self, name: str) -> None:
+        fd = self._fds.pop(name, None)
+        if fd is not None:
+            os.close(fd)
+
+    # -- primitives ---------------------------------------------------------------------------------------------------
+    def _exists(self, name: str) -> bool:
+        return os.path.isfile(self._p(name))
+
+    def _list(self) -> list[str]:
+        return [e.name for e in os.scandir(self.path) if e.is_file()]
+
+    def _create(self, name: str) -> None:
+        self._fd(name)
+
+    def _size(self, name: str) -> int:
+        return os.fstat(self._fd(name)).st_size
+
+    def _pread(self, name: str, offset: int, n: int) -> bytes:
+        fd = self._fd(name)
+        chunks, got = [], 0
+        while got < n:
+            chunk = os.pread(fd, n - got, offset + got)
+            if not chunk:
+                raise OSError(f"short read of {name!r}: {got} of {n} bytes at offset {offset}")
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
+
+    def _pwrite(self, name: str, offset: int, data: bytes) -> None:
+        fd = self._fd(name)
+        size = os.fstat(fd).st_size
+        overlap = os.pread(fd, max(0, min(size, offset + len(data)) - offset), offset) if offset < size else b""
+        done = 0
+        try:
+            view = memoryview(data)
+            while done < len(data):
+                done += os.pwrite(fd, view[done:], offset + done)
+        except OSError:
+            # Undo the partial write so that a failed write changes nothing.
+            os.ftruncate(fd, size)
+            if overlap:
+                os.pwrite(fd, overlap, offset)
+            raise
+
+    def _sync(self, name: str) -> None:
+        os.fsync(self._fd(name))
+
+    def _truncate(self, name: str, size: int) -> None:
+        fd = self._fd(name)
+        os.ftruncate(fd, size)
+        os.fsync(fd)
+
+    def _delete(self, name: str) -> None:
+        self._forget(name)
+        os.unlink(self._p(name))
+        self._sync_dir()
+
+    def _rename(self, src: str, dst: str) -> None:
+        self._forget(src)
+        self._forget(dst)
+        os.replace(self._p(src), self._p(dst))
+        self._sync_dir()
