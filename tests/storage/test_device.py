@@ -141,3 +141,34 @@ def test_io_points_count_metadata_operations(make_device):
     dev.rename("a", "b")
     dev.delete("b")
     assert dev.io_points == 6
+
+
+def test_dir_device_undoes_a_real_partial_write(tmp_path, monkeypatch):
+    """A real ENOSPC in the middle of a write (simulated by a pwrite that writes half, then fails) changes nothing."""
+    import os
+
+    from minidb.storage import DirDevice
+
+    dev = DirDevice(tmp_path / "db")
+    f = dev.open("d.ibd", "data", create=True)
+    f.append(b"a" * 100)
+    real_pwrite = os.pwrite
+    calls = []
+
+    def half_then_enospc(fd, data, offset):
+        calls.append(offset)
+        if len(calls) == 1:
+            return real_pwrite(fd, bytes(data[: len(data) // 2]), offset)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_pwrite(fd, data, offset)  # the undo itself rewrites within the old size
+
+    monkeypatch.setattr(os, "pwrite", half_then_enospc)
+    with pytest.raises(OSError) as info:
+        f.write(50, b"b" * 100)
+    monkeypatch.undo()
+    assert info.value.errno == errno.ENOSPC
+    assert f.size == 100 and f.read(0, 100) == b"a" * 100
+    assert dev.used == 100
+    assert dev.stats.total().writes == 1  # only the first append was counted
+    dev.close()

@@ -1,0 +1,36 @@
+"""``python -m benchmarks [NAME ...] [-- ARGS]``: run the benchmarks named (default: all), passing ARGS to each."""
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from pathlib import Path
+
+
+def available() -> list[str]:
+    """Names of the benchmark modules (``bench_NAME.py`` -> ``NAME``)."""
+    here = Path(__file__).parent
+    return sorted(m.name[len("bench_"):] for m in pkgutil.iter_modules([str(here)]) if m.name.startswith("bench_"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    rest: list[str] = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, rest = argv[:i], argv[i + 1:]
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help=f"benchmarks to run (default: all): {', '.join(available())}")
+    args = parser.parse_args(argv)
+    unknown = sorted(set(args.names) - set(available()))
+    if unknown:
+        parser.error(f"unknown benchmark {', '.join(unknown)}; known: {', '.join(available())}")
+    for name in args.names or available():
+        print(f"== {name}")
+        importlib.import_module(f"benchmarks.bench_{name}").main(rest)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
