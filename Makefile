@@ -14,7 +14,7 @@ install: $(INSTALLED)
 # The virtual environment, with the package (editable) and every dependency from pyproject.toml.
 $(INSTALLED): pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet --upgrade pip "setuptools>=77,<81" wheel
 	$(PY) -m pip install --quiet -e '.[bench]'
 	touch $@
 
