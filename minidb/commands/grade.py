@@ -1,0 +1,77 @@
+"""``minidb grade``: grade a folder of submissions to one exercise and write grades.csv.
+
+    minidb grade submissions/ --exercise 01 --out grades.csv --jobs 2
+
+See ``minidb.grading.bulk`` for what a submission is and how each one is graded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..grading.timelimit import DEFAULT_SUBMISSION_TIMEOUT, DEFAULT_TEST_TIMEOUT
+
+
+def register(subparsers) -> None:
+    """Add the ``grade`` subcommand."""
+    p = subparsers.add_parser(
+        "grade",
+        help="grade every submission in a folder into a CSV file",
+        description="Grade every submission (a folder, .zip or .py per student) in SUBMISSIONS_DIR against an "
+        "exercise's graded tests, each in its own pytest process, and write one row per student.",
+    )
+    p.add_argument("submissions", type=Path, metavar="SUBMISSIONS_DIR", help="one folder, .zip or .py per student")
+    p.add_argument("--exercise", required=True, metavar="NN", help="the exercise number, e.g. 01")
+    p.add_argument("--out", type=Path, default=Path("grades.csv"), help="the CSV to write (default grades.csv)")
+    p.add_argument("--jobs", type=int, default=1, help="submissions graded at once (default 1)")
+    p.add_argument(
+        "--test-timeout", type=float, default=DEFAULT_TEST_TIMEOUT, metavar="SECONDS",
+        help=f"time limit per graded test (default {DEFAULT_TEST_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--timeout", type=float, default=DEFAULT_SUBMISSION_TIMEOUT, metavar="SECONDS",
+        help=f"wall-clock limit for one submission's whole run (default {DEFAULT_SUBMISSION_TIMEOUT:g})",
+    )
+    p.add_argument("--results-dir", type=Path, metavar="DIR", help="also keep each student's results.json here")
+    p.add_argument(
+        "--exercises-dir", type=Path, metavar="DIR", help="where the exercises are (default: this checkout's)"
+    )
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Grade, write the CSV, print a one-line summary; exit code 2 on bad arguments, 1 if the stub run fails."""
+    # Imported here, not at the top: pandas and pytest would slow down every other minidb command's start.
+    from ..grading import bulk
+    from ..grading.exercise import default_root, find_exercise
+
+    try:
+        if args.test_timeout <= 0 or args.timeout <= 0:
+            raise ValueError("--test-timeout and --timeout must be positive numbers of seconds")
+        if args.jobs < 1:
+            raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
+        exercise = find_exercise(args.exercises_dir or default_root(), args.exercise)
+        submissions = bulk.find_submissions(args.submissions)
+        if not submissions:
+            raise ValueError(f"no submissions (folders, .zip or .py files) in {args.submissions}")
+        frame = bulk.grade_all(
+            exercise, submissions, jobs=args.jobs, test_timeout=args.test_timeout,
+            submission_timeout=args.timeout, results_dir=args.results_dir, progress=not args.no_progress,
+        )
+    except ValueError as e:
+        print(f"minidb grade: error: {e}", file=sys.stderr)
+        return 2
+    except RuntimeError as e:  # the exercise itself could not be graded: its tests, not a submission, are broken
+        print(f"minidb grade: {e}", file=sys.stderr)
+        return 1
+    bulk.write_grades(frame, args.out)
+    broken = int((frame["error"] != "").sum())
+    mean = frame["total"].mean()
+    print(
+        f"graded {len(frame)} submissions to exercise {exercise.number} ({exercise.title}): "
+        f"mean {mean:.4g} / {frame['max'].iloc[0]:g}, {broken} with errors (see its error column); grades in {args.out}"
+    )
+    return 0

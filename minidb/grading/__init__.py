@@ -1,0 +1,11 @@
+"""Grading of the exercises: a pytest plugin for one submission, and a bulk grader for a class.
+
+* ``plugin``: the pytest plugin (``@pytest.mark.points``, ``--student``, the grade table, ``--gradescope-json``,
+  the per-test time limit), built from ``points`` (the markers), ``gradebook`` (outcomes and totals),
+  ``gradescope`` (results.json), ``timelimit`` (the alarm) and ``student`` (finding and importing a submission).
+* ``fixture``: the one-line fixture an exercise's conftest.py defines to give tests the module under test.
+* ``activation``: the pytest arguments that load the plugin in a new run (none once the package is installed).
+* ``exercise``: an exercise folder and its ``exercise.toml``.
+* ``bulk``: ``minidb grade``: every submission of a folder in its own pytest process, into one grades.csv.
+* ``repeatable``: Hypothesis settings for graded property tests (the same examples on every run).
+"""

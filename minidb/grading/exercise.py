@@ -1,0 +1,98 @@
+"""What an exercise is, as the grading tools see it: a folder ``exercises/NN_topic/`` with an ``exercise.toml``.
+
+The folder holds the student's notebook, the *stub* module (the starting point, whose functions raise
+``NotImplementedError``), the graded tests and a ``conftest.py`` that hands the tests the module under test. The
+reference solution lives in ``exercises/solutions/NN_topic/``. ``exercise.toml`` names the module a submission must
+provide::
+
+    title = "Bloom filter"
+    module = "bloom"        # a submission provides bloom.py (or a package bloom/); the stub is bloom.py here
+
+The number ``NN`` comes from the folder name, so it is written in one place only.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+CONFIG = "exercise.toml"  # the file that marks a folder as an exercise
+FOLDER_NAME = re.compile(r"^(\d\d)_[a-z0-9_]+$")  # NN_topic: two digits, then a lower-case topic
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise folder and what its ``exercise.toml`` declares."""
+
+    folder: Path  # exercises/NN_topic, absolute
+    number: str  # "01": the folder name's two-digit prefix
+    title: str  # shown in tables and notebooks
+    module: str  # the module a submission provides: <module>.py or a package <module>/
+
+    @property
+    def stub(self) -> Path:
+        """The stub module handed to students: ``<module>.py`` in the exercise folder."""
+        return self.folder / f"{self.module}.py"
+
+    @property
+    def solution(self) -> Path:
+        """The folder of the reference solution: ``exercises/solutions/NN_topic/``."""
+        return self.folder.parent / "solutions" / self.folder.name
+
+
+def load_exercise(folder: str | Path) -> Exercise:
+    """The exercise in ``folder``; ValueError naming the file if its name or ``exercise.toml`` is wrong."""
+    folder = Path(folder).resolve()
+    match = FOLDER_NAME.match(folder.name)
+    if match is None:
+        raise ValueError(f"exercise folder {folder}: the name must look like NN_topic (e.g. 01_bloom)")
+    config_path = folder / CONFIG
+    try:
+        config = tomllib.loads(config_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"exercise folder {folder} has no {CONFIG}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"{config_path}: not valid TOML: {e}") from None
+    unknown = set(config) - {"title", "module"}
+    if unknown:
+        raise ValueError(f"{config_path}: unknown keys {sorted(unknown)} (expected title and module)")
+    title, module = config.get("title"), config.get("module")
+    if not isinstance(title, str) or not title.strip():
+        raise ValueError(f"{config_path}: 'title' must be a non-empty string, got {title!r}")
+    if not isinstance(module, str) or not module.isidentifier():
+        raise ValueError(f"{config_path}: 'module' must be a Python module name, got {module!r}")
+    return Exercise(folder=folder, number=match.group(1), title=title, module=module)
+
+
+def exercise_of(path: str | Path) -> Exercise | None:
+    """The exercise a file (a test, a conftest) belongs to: the nearest folder above it with an exercise.toml."""
+    for folder in Path(path).resolve().parents:
+        if (folder / CONFIG).is_file():
+            return load_exercise(folder)
+    return None
+
+
+def discover(root: str | Path) -> list[Exercise]:
+    """Every exercise under ``root`` (the ``exercises/`` folder), in number order."""
+    return [load_exercise(p.parent) for p in sorted(Path(root).glob(f"[0-9][0-9]_*/{CONFIG}"))]
+
+
+def find_exercise(root: str | Path, number: str) -> Exercise:
+    """The exercise ``number`` ("1", "01" or "01_bloom") under ``root``; ValueError if there is none."""
+    wanted = str(number).split("_", 1)[0]
+    if not wanted.isdigit():
+        raise ValueError(f"bad exercise number {number!r}: expected digits such as 01")
+    exercises = discover(root)
+    for exercise in exercises:
+        if int(exercise.number) == int(wanted):
+            return exercise
+    known = ", ".join(e.folder.name for e in exercises) or "none"
+    raise ValueError(f"no exercise {number!r} in {Path(root).resolve()} (exercises there: {known})")
+
+
+def default_root() -> Path:
+    """The ``exercises/`` folder of this checkout (beside the ``minidb`` package), else ``./exercises``."""
+    beside_package = Path(__file__).resolve().parents[2] / "exercises"
+    return beside_package if beside_package.is_dir() else Path.cwd() / "exercises"

@@ -1,0 +1,181 @@
+"""The grading plugin for pytest: points per test, a grade table, Gradescope's results.json, a time limit per test.
+
+Graded tests carry ``@pytest.mark.points(n)`` (and maybe ``@pytest.mark.hidden``, see ``points.py``). With no graded
+test collected the plugin does nothing, so it can stay active for every pytest run of the project. Options:
+
+``--student PATH``
+    Grade a submission: the exercise's module comes from PATH (the module's file, or a folder holding it) instead of
+    the stub. Tests receive the module through the fixture the exercise's ``conftest.py`` defines (``fixture.py``).
+``--gradescope-json PATH``
+    Write Gradescope's results.json to PATH at the end of the run.
+``--grading-timeout SECONDS``
+    Each graded test (its setup, where the submission is imported, and its call) gets this much wall-clock time;
+    past it, the test fails as "timeout" and the run goes on. 0 turns the limit off.
+
+Grade one submission::
+
+    pytest exercises/01_bloom --student submissions/alice/ --gradescope-json results.json
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from .exercise import Exercise
+from .gradebook import TIMED_OUT, Gradebook, fmt
+from .gradescope import write_results
+from .points import MARKERS, graded_test
+from .student import LoadedModule, SubmissionError, load, locate
+from .timelimit import DEFAULT_TEST_TIMEOUT, GradingTimeout, enforceable, time_limit
+
+SESSION = "minidb-grading-session"  # the name the per-run GradingSession is registered under
+SUBMISSION_ERROR = "minidb_grading_submission_error"  # user_properties key: why the submission did not load
+DEADLINE = pytest.StashKey[float]()  # when the running graded test's time is up (time.monotonic())
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("minidb-grading", "grading of minidb exercises")
+    group.addoption("--student", metavar="PATH", help="grade this submission (a module file, or a folder holding it)")
+    group.addoption("--gradescope-json", metavar="PATH", help="write Gradescope's results.json to PATH")
+    group.addoption(
+        "--grading-timeout", type=float, default=DEFAULT_TEST_TIMEOUT, metavar="SECONDS",
+        help=f"wall-clock limit per graded test, 0 for none (default {DEFAULT_TEST_TIMEOUT:g})",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for line in MARKERS:
+        config.addinivalue_line("markers", line)
+    config.pluginmanager.register(GradingSession(config), SESSION)
+
+
+class GradingSession:
+    """The grading state of one pytest run: the submission's modules, the time limit, the gradebook."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        student = config.getoption("student")
+        self.student = Path(student).resolve() if student else None  # the submission, or None for the stubs
+        if self.student is not None and not self.student.exists():
+            raise pytest.UsageError(f"--student {student}: no such file or folder")
+        self.timeout = config.getoption("grading_timeout")  # seconds per graded test, 0 for no limit
+        if not self.timeout >= 0:
+            raise pytest.UsageError(f"--grading-timeout must be >= 0 seconds, got {self.timeout!r}")
+        results = config.getoption("gradescope_json")
+        self.results_path = Path(results) if results else None  # where to write results.json, if asked
+        # Under pytest-xdist, workers run tests and the controller reports: only the controller writes results.
+        self.is_worker = hasattr(config, "workerinput")
+        self.book = Gradebook()
+        self.loaded: dict[Path, LoadedModule] = {}  # by exercise folder: the module its tests use
+        self.failed: dict[Path, SubmissionError] = {}  # by exercise folder: why its module could not be used
+        self.start = time.monotonic()
+
+    # -- the module under test ---------------------------------------------------------------------------------
+
+    def module_for(self, exercise: Exercise) -> ModuleType:
+        """The module ``exercise``'s tests use: the submission's (``--student``) or the stub, imported once."""
+        key = exercise.folder
+        if key in self.failed:
+            raise self.failed[key]
+        if key not in self.loaded:
+            source = exercise.stub
+            try:
+                source = locate(self.student or exercise.stub, exercise.module)
+                self.loaded[key] = load(exercise.module, source)
+            except SubmissionError as e:
+                self.failed[key] = e
+                raise
+            except GradingTimeout as e:
+                self.failed[key] = SubmissionError(
+                    f"importing {exercise.module} from {source} did not finish within the time limit"
+                )
+                raise self.failed[key] from e
+        return self.loaded[key].module
+
+    def pytest_unconfigure(self) -> None:
+        for loaded in self.loaded.values():
+            loaded.unload()
+
+    # -- collection: which tests are graded ----------------------------------------------------------------------
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        for item in items:
+            graded = graded_test(item)
+            if graded is not None:
+                item.user_properties.append(graded.as_property())
+
+    # -- the time limit --------------------------------------------------------------------------------------------
+
+    def _limited(self, item: pytest.Item) -> bool:
+        """Whether ``item`` runs under the time limit: a graded test, a limit set, and a way to enforce it."""
+        return self.timeout > 0 and item.get_closest_marker("points") is not None and enforceable()
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_setup(self, item: pytest.Item):
+        if not self._limited(item):
+            return (yield)
+        # One budget for setup and call together: importing a submission (in setup) counts against its test.
+        item.stash[DEADLINE] = time.monotonic() + self.timeout
+        with time_limit(self.timeout, self._timeout_message(item)):
+            return (yield)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item):
+        if not self._limited(item):
+            return (yield)
+        left = item.stash.get(DEADLINE, time.monotonic() + self.timeout) - time.monotonic()
+        with time_limit(max(left, 1e-3), self._timeout_message(item)):
+            return (yield)
+
+    def _timeout_message(self, item: pytest.Item) -> str:
+        return f"{item.name} ran past its time limit of {self.timeout:g} s (an infinite loop?)"
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
+        report = yield
+        if call.excinfo is not None:
+            chain = _exception_chain(call.excinfo.value)
+            if any(isinstance(e, GradingTimeout) for e in chain):
+                report.user_properties.append((TIMED_OUT, self.timeout))
+            if isinstance(call.excinfo.value, SubmissionError):
+                report.user_properties.append((SUBMISSION_ERROR, str(call.excinfo.value)))
+        return report
+
+    # -- the gradebook ------------------------------------------------------------------------------------------
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.book.record(report)
+        for name, value in report.user_properties:
+            if name == SUBMISSION_ERROR and value not in self.book.submission_errors:
+                self.book.submission_errors.append(value)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        self.book.record_collection(report)
+
+    def pytest_sessionfinish(self) -> None:
+        if self.results_path is not None and not self.is_worker:
+            write_results(self.results_path, self.book, time.monotonic() - self.start)
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if not self.book.tests:
+            return
+        write = terminalreporter.write_line
+        terminalreporter.write_sep("=", f"grade: {fmt(self.book.score)} / {fmt(self.book.max_score)} points")
+        for line in self.book.table():
+            write(line)
+        if self.timeout > 0 and not enforceable():
+            write("note: the per-test time limit is not enforced here (no SIGALRM, or not on the main thread)")
+        if self.results_path is not None:
+            write(f"Gradescope results written to {self.results_path}")
+
+
+def _exception_chain(error: BaseException) -> list[BaseException]:
+    """``error`` and the exceptions it was raised from or during, outermost first."""
+    chain: list[BaseException] = []
+    while error is not None and error not in chain:
+        chain.append(error)
+        error = error.__cause__ or error.__context__
+    return chain
