@@ -1,0 +1,37 @@
+"""Every chapter of the book runs, top to bottom, at the tiny scale, as ``make book`` would run it."""
+
+from __future__ import annotations
+
+import jupytext
+import pytest
+from nbclient import NotebookClient
+
+from book_pages import BOOK, chapters, toc_files
+from minidb import charts
+
+
+def test_the_toc_lists_every_chapter_file():
+    listed = {p.resolve() for p in toc_files()}
+    on_disk = {p.resolve() for p in (BOOK / "chapters").glob("*.md")}
+    assert on_disk - listed == set(), "chapters missing from book/_toc.yml"
+    assert chapters(), "the book has no chapters"
+
+
+@pytest.mark.parametrize("path", chapters(), ids=lambda p: p.stem)
+def test_chapter_reads_the_scale(path):
+    assert "MINIDB_SCALE" in path.read_text(encoding="utf-8"), f"{path.name} must size its work by MINIDB_SCALE"
+
+
+@pytest.mark.parametrize("path", chapters(), ids=lambda p: p.stem)
+def test_chapter_runs_at_tiny_scale(path, monkeypatch):
+    # The kernel inherits this environment: the smallest experiments, and charts rendered as in the built book.
+    monkeypatch.setenv("MINIDB_SCALE", "tiny")
+    monkeypatch.setenv(charts.OFFLINE_ENV, "1")
+    nb = jupytext.read(path)
+    client = NotebookClient(nb, timeout=600, kernel_name=nb.metadata["kernelspec"]["name"],
+                            resources={"metadata": {"path": str(path.parent)}})
+    client.execute()  # raises CellExecutionError, with the cell and its traceback, on any error
+    outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
+    assert not [o for o in outputs if o.get("output_type") == "error"]
+    charts_drawn = [o for o in outputs if "minidb-chart" in str(o.get("data", {}).get("text/html", ""))]
+    assert charts_drawn, f"{path.name} shows no chart"

@@ -1,0 +1,122 @@
+"""The built site works with no network: no page loads anything from another site, and the charts' Vega is there.
+
+The book is built once, at the tiny scale, into a temporary folder, exactly as ``make book`` builds it (warnings
+are errors). A second, one-page book checks that the build refuses math, which would need MathJax from a CDN.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from book_pages import BOOK, chapters
+from minidb import charts
+
+JUPYTER_BOOK = Path(sys.executable).parent / "jupyter-book"  # the CLI installed beside this Python
+CDN_HOSTS = ("cdn.jsdelivr.net", "unpkg.com", "cdnjs.cloudflare.com", "fonts.googleapis.com", "fonts.gstatic.com",
+             "mybinder.org")  # hosts of the scripts and fonts a Jupyter Book page would otherwise fetch
+LOADING = {  # attributes through which an HTML element makes the browser fetch something
+    "script": ("src",), "link": ("href",), "img": ("src", "srcset"), "iframe": ("src",), "source": ("src", "srcset"),
+    "video": ("src", "poster"), "audio": ("src",), "embed": ("src",), "object": ("data",), "input": ("src",),
+}
+_EXTERNAL = re.compile(r"^\s*(https?:)?//", re.IGNORECASE)
+_CSS_URL = re.compile(r"""(?:url\(\s*['"]?|@import\s+['"])\s*((?:https?:)?//[^'")\s]+)""", re.IGNORECASE)
+
+
+def build(source: Path, output: Path) -> subprocess.CompletedProcess:
+    """Build the book in ``source`` into ``output`` as ``make book SCALE=tiny`` does."""
+    env = {**os.environ, "MINIDB_SCALE": "tiny"}
+    return subprocess.run([str(JUPYTER_BOOK), "build", str(source), "--path-output", str(output),
+                           "-W", "-n", "--keep-going"], env=env, capture_output=True, text=True, timeout=900)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    result = build(BOOK, out)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    return out / "_build" / "html"
+
+
+class _Loads(HTMLParser):
+    """Collects every (tag, attribute, value) that makes the browser fetch something."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads: list[tuple[str, str, str]] = []
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if name in LOADING.get(tag, ()) and value:
+                if tag == "link" and dict(attrs).get("rel") in ("canonical", "alternate"):
+                    continue  # links to pages, not fetched
+                self.loads.append((tag, name, value))
+
+
+def pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+def test_no_page_loads_anything_from_another_site(site):
+    external = []
+    for page in pages(site):
+        parser = _Loads()
+        parser.feed(page.read_text(encoding="utf-8"))
+        external += [f"{page.relative_to(site)}: <{t} {a}={v!r}>" for t, a, v in parser.loads
+                     if _EXTERNAL.match(v) or any(_EXTERNAL.match(part) for part in v.split(","))]
+    assert external == []
+
+
+def test_no_stylesheet_loads_anything_from_another_site(site):
+    sheets = [*site.rglob("*.css"), *pages(site)]  # inline <style> too
+    external = [f"{p.relative_to(site)}: {m}" for p in sheets
+                for m in _CSS_URL.findall(p.read_text(encoding="utf-8", errors="replace"))]
+    assert external == []
+
+
+def test_no_page_names_a_cdn(site):
+    found = [f"{p.relative_to(site)}: {host}" for p in pages(site)
+             for host in CDN_HOSTS if host in p.read_text(encoding="utf-8").lower()]
+    assert found == []
+
+
+def test_chart_pages_load_the_bundled_vega(site):
+    bundle = site / "_static" / charts.BUNDLE_FILE
+    assert bundle.read_text(encoding="utf-8").startswith(charts.bundle_header())
+    for chapter in chapters():
+        page = (site / chapter.relative_to(BOOK)).with_suffix(".html")
+        html = page.read_text(encoding="utf-8")
+        assert html.count('class="minidb-chart"') >= 1, f"{page.name} has no chart"
+        assert re.search(rf'<script src="(\.\./)*_static/{re.escape(charts.BUNDLE_FILE)}', html), page.name
+
+
+def test_the_build_refuses_math_it_cannot_show_offline(tmp_path):
+    book = tmp_path / "book"
+    book.mkdir()
+    shutil.copy(BOOK / "_config.yml", book)
+    shutil.copytree(BOOK / "_ext", book / "_ext", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(BOOK / "_static", book / "_static")
+    (book / "_toc.yml").write_text("format: jb-book\nroot: intro\n", encoding="utf-8")
+    (book / "intro.md").write_text("# Prices\n\nFrom $5 to $9 a month.\n", encoding="utf-8")
+    result = build(book, tmp_path / "out")
+    assert result.returncode != 0
+    assert "needs MathJax" in result.stderr + result.stdout
+
+
+def test_the_chapters_rerun_when_the_scale_changes(monkeypatch):
+    monkeypatch.syspath_prepend(str(BOOK / "_ext"))
+    import offline_site
+
+    monkeypatch.setenv("MINIDB_SCALE", "tiny")
+    tiny = offline_site.inputs_fingerprint()
+    monkeypatch.setenv("MINIDB_SCALE", "large")
+    large = offline_site.inputs_fingerprint()
+    assert tiny.startswith("scale=tiny inputs=") and large.startswith("scale=large inputs=")
+    assert tiny != large
