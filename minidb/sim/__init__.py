@@ -1,6 +1,37 @@
-"""Simulated time: the clock engines report background work and stalls to (the full model lands with the
-workloads issue)."""
+"""Simulated time: how long counted work takes on a modelled server.
 
+The engines count IO (``minidb.storage.IOStats``) and CPU work; this package turns counts into seconds:
+
+* ``Clock`` (``clock.py``): simulated seconds shared with the engines, background jobs, write stalls;
+* ``CostModel`` (``cpu.py``): CPU seconds per unit of counted work, each constant measured and cited;
+* ``BackgroundQueue`` (``background.py``): flushes, compactions and page cleaning sharing the device;
+* ``Server``, ``throughput`` (``bottleneck.py``): the bottleneck law for many clients;
+* ``Simulator`` (``simulator.py``): places each step of a workload on the timeline;
+* ``intervals`` (``series.py``): the per-interval throughput series, as a DataFrame.
+
+Which parts are mechanism and which are model: IO counts are mechanism (what the engine did); seconds are model
+(what that would take on the modelled hardware).
+"""
+
+from .background import BackgroundQueue, Job
+from .bottleneck import Demand, Server, resource_times, throughput
 from .clock import Clock
+from .cpu import COSTS, CostModel, io_work
+from .series import intervals
+from .simulator import Simulator, Step
 
-__all__ = ["Clock"]
+__all__ = [
+    "COSTS",
+    "BackgroundQueue",
+    "Clock",
+    "CostModel",
+    "Demand",
+    "Job",
+    "Server",
+    "Simulator",
+    "Step",
+    "intervals",
+    "io_work",
+    "resource_times",
+    "throughput",
+]

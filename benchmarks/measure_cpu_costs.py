@@ -1,0 +1,115 @@
+"""Measure the per-unit CPU costs that ``minidb.sim.cpu`` charges, on this machine, and print them beside the
+constants the model uses.
+
+Run: ``python -m benchmarks.measure_cpu_costs``. The model's constants are fixed numbers (so that every machine
+computes the same simulated times); they were set from one run of this script and each says so in its comment.
+Run it again on another machine to see how far that machine's numbers are from the recorded ones.
+
+Each measurement times a C-implemented operation through the smallest Python wrapper available and takes the best
+of several repeats; the unit is the one the model counts (bytes, compares, lookups, encoded rows).
+"""
+
+from __future__ import annotations
+
+import math
+import platform
+import timeit
+import zlib
+
+import lz4.block
+import numpy as np
+import zstandard
+
+from minidb.keycodec import decode_key, encode_key
+from minidb.rowcodec import RowCodec
+from minidb.sim.cpu import COSTS
+from minidb.workloads.insert_benchmark import RowGenerator
+
+BLOCK = 16 * 1024  # MyRocks block size and InnoDB page size (seed 004 option listing; InnoDB default)
+
+
+def best(stmt, number: int, repeat: int = 7) -> float:
+    """Seconds per call of ``stmt``: the best of ``repeat`` timings of ``number`` calls."""
+    return min(timeit.repeat(stmt, number=number, repeat=repeat)) / number
+
+
+def iibench_block() -> bytes:
+    """16 KiB of insert-benchmark keys and values, as a data block or page holds them."""
+    gen = RowGenerator(seed=1)
+    codec = RowCodec(["int", "int32", "int32", "int32", "float", "str"])
+    parts = []
+    for row in gen.batch(400):
+        parts.append(encode_key(row[:1]) + codec.encode(row[1:]))
+        parts.append(encode_key((row[4], row[3], row[5], row[0])))
+    return b"".join(parts)[:BLOCK]
+
+
+def chase(n: int, rng: np.random.Generator, steps: int = 200_000) -> float:
+    """Seconds per step of following a random cycle through an array of ``n`` int64."""
+    perm = rng.permutation(n)
+    nxt = np.empty(n, dtype=np.int64)
+    nxt[perm] = np.roll(perm, -1)
+
+    def run():
+        i = 0
+        for _ in range(steps):
+            i = nxt[i]
+        return i
+
+    return best(run, 1, repeat=3) / steps
+
+
+def measure() -> dict[str, float]:
+    """Seconds per unit for every unit of the CPU model."""
+    block = iibench_block()
+    out = {}
+    out["crc32_bytes"] = best(lambda: zlib.crc32(block), 2000) / len(block)
+    big = np.frombuffer(block * 4096, dtype=np.uint8)  # 64 MiB: larger than the caches, so memory bandwidth
+    dst = np.empty_like(big)
+    out["copy_bytes"] = best(lambda: np.copyto(dst, big), 5) / len(big)
+    lz4_block = lz4.block.compress(block, store_size=False)
+    out["lz4_compress_bytes"] = best(lambda: lz4.block.compress(block, store_size=False), 500) / len(block)
+    out["lz4_decompress_bytes"] = best(
+        lambda: lz4.block.decompress(lz4_block, uncompressed_size=len(block)), 2000) / len(block)
+    zc = zstandard.ZstdCompressor(level=3)  # RocksDB's default ZSTD level (ZSTD_CLEVEL_DEFAULT)
+    zd = zstandard.ZstdDecompressor()
+    z_block = zc.compress(block)
+    out["zstd_compress_bytes"] = best(lambda: zc.compress(block), 200) / len(block)
+    out["zstd_decompress_bytes"] = best(lambda: zd.decompress(z_block), 1000) / len(block)
+
+    rng = np.random.default_rng(2)
+    keys = [encode_key((int(p), int(c), float(x), int(t)))
+            for p, c, x, t in zip(rng.integers(0, 10_000, 100_000), rng.integers(0, 100_000, 100_000),
+                                  rng.random(100_000), range(100_000))]
+    n = len(keys)
+    out["key_compares"] = best(lambda: sorted(keys), 3, repeat=3) / (n * math.log2(n))
+
+    # A page visit touches memory no cache holds: time one dependent random access by chasing a random cycle
+    # through 256 MiB, minus the same loop on a cycle that fits in the L1 cache (the interpreter's share).
+    out["page_visits"] = chase(1 << 25, rng) - chase(1024, rng)
+
+    gen = RowGenerator(seed=3)
+    rows = gen.batch(10_000)
+    codec = RowCodec(["int", "int32", "int32", "int32", "float", "str"])
+    values = [r[1:] for r in rows]
+    sec = [(r[4], r[3], r[5], r[0]) for r in rows]
+    encoded_rows = [codec.encode(v) for v in values]
+    encoded_keys = [encode_key(k) for k in sec]
+    out["rows_encoded"] = best(lambda: [codec.encode(v) for v in values], 10) / len(rows)
+    out["rows_decoded"] = best(lambda: [codec.decode(v) for v in encoded_rows], 10) / len(rows)
+    out["keys_encoded"] = best(lambda: [encode_key(k) for k in sec], 10) / len(rows)
+    out["keys_decoded"] = best(lambda: [decode_key(k) for k in encoded_keys], 10) / len(rows)
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    print(f"machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}")
+    measured = measure()
+    print(f"{'unit':24} {'measured ns':>12} {'model ns':>10} {'ratio':>7}")
+    for unit, seconds in measured.items():
+        model = COSTS[unit].seconds
+        print(f"{unit:24} {seconds * 1e9:12.4f} {model * 1e9:10.4f} {seconds / model:7.2f}")
+
+
+if __name__ == "__main__":
+    main()

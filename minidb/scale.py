@@ -1,0 +1,176 @@
+"""Scales: ``tiny`` (tests, seconds), ``small`` (the book's default), ``large``; chosen by ``MINIDB_SCALE``.
+
+The posts ran their benchmarks on databases of hundreds of gigabytes; a laptop runs them at a few megabytes to a
+few gigabytes. Shrinking a benchmark keeps what decides its behaviour, the ratios:
+
+* **row size**: the same schema and encoding at every scale;
+* **cache / database**: the cache is the same fraction of the database as in the post's configuration (for an
+  IO-bound run), so the same share of pages or blocks is found in memory;
+* **memtable / database**, and the LSM's level-1 and file sizes with it: an LSM flushes as often per byte
+  inserted and has as many levels as the post's did;
+* **page size**: 16 KiB (InnoDB's default page and MyRocks's block size in seed 004) at every scale.
+
+Each workload has a ``Reference``, the post configuration its sizes are scaled from, and per-scale counts (rows,
+transactions, ...). ``engine_sizes`` turns an estimated database size into an engine's cache and LSM sizes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+SCALES = ("tiny", "small", "large")
+DEFAULT = "small"  # the book's scale
+ENV = "MINIDB_SCALE"  # the environment variable that chooses the scale
+
+KIB, MIB, GB = 1024, 1024 * 1024, 1e9
+
+# MyRocks's options in seed 004's SHOW ENGINE ROCKSDB listing: WRITE_BUFFER_SIZE 67108864, TARGET_FILE_SIZE_BASE
+# 67108864, MAX_BYTES_FOR_LEVEL_BASE 268435456, TABLE_FACTORY::BLOCK_SIZE 16384; InnoDB's default page is 16 KiB.
+MEMTABLE_BYTES = 64 * MIB
+TARGET_FILE_BYTES = 64 * MIB
+LEVEL_BASE_BYTES = 256 * MIB
+PAGE_SIZE = 16 * KIB
+# Floors below which a size stops meaning anything: a memtable or SST file of fewer than four 16 KiB blocks; a
+# cache smaller than MySQL's minimum innodb_buffer_pool_size, 5 MiB (the MySQL reference manual).
+MIN_MEMTABLE_BYTES = 4 * PAGE_SIZE
+MIN_CACHE_BYTES = 5 * MIB
+
+
+def current(name: str | None = None) -> str:
+    """``name`` if given, else ``$MINIDB_SCALE``, else ``small``; ValueError naming the choices if unknown."""
+    value = name if name is not None else os.environ.get(ENV, DEFAULT)
+    if value not in SCALES:
+        where = "scale" if name is not None else f"${ENV}"
+        raise ValueError(f"unknown {where} {value!r}: choose one of {', '.join(SCALES)}")
+    return value
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The configuration of a post that a workload's sizes are scaled from."""
+
+    source: str  # the seed and the sentence the numbers come from
+    db_bytes: float  # database size in that configuration (the LSM's, uncompressed, where the post gives it)
+    cache_fraction: dict  # engine -> cache bytes / database bytes in the post's IO-bound configuration
+
+
+@dataclass(frozen=True)
+class EngineSizes:
+    """The sizes an engine is opened with."""
+
+    cache_bytes: int  # buffer pool (B+tree) or block cache (LSM)
+    memtable_bytes: int  # LSM write buffer
+    level_base_bytes: int  # LSM target size of level 1
+    target_file_bytes: int  # LSM target SST file size
+    page_size: int  # B+tree page size
+
+
+def engine_sizes(engine, db_bytes: float, reference: Reference, cache_bytes: int | None = None) -> EngineSizes:
+    """Sizes for ``engine`` on a database of about ``db_bytes``: caches from the reference's cache fraction
+    (unless ``cache_bytes`` is given), LSM sizes scaled by ``db_bytes / reference.db_bytes``."""
+    if db_bytes <= 0:
+        raise ValueError(f"database size estimate must be > 0 bytes, got {db_bytes}")
+    if cache_bytes is None:
+        kind = engine if engine in reference.cache_fraction else "btree"
+        cache_bytes = max(MIN_CACHE_BYTES, int(reference.cache_fraction[kind] * db_bytes))
+    elif not isinstance(cache_bytes, int) or isinstance(cache_bytes, bool) or cache_bytes < 0:
+        raise ValueError(f"bad cache_bytes {cache_bytes!r}: must be an int >= 0")
+    f = db_bytes / reference.db_bytes
+    memtable = max(MIN_MEMTABLE_BYTES, int(MEMTABLE_BYTES * f))
+    return EngineSizes(
+        cache_bytes=cache_bytes,
+        memtable_bytes=memtable,
+        level_base_bytes=max(4 * memtable, int(LEVEL_BASE_BYTES * f)),
+        target_file_bytes=max(MIN_MEMTABLE_BYTES, int(TARGET_FILE_BYTES * f)),
+        page_size=PAGE_SIZE,
+    )
+
+
+# -- per-workload sizes -----------------------------------------------------------------------------------------------
+INSERT_BENCHMARK = Reference(
+    source="seed 000: 2B rows; MyRocks 226 GB with a 10 GB block cache, InnoDB 362 GB with a 35 GB buffer pool",
+    db_bytes=226 * GB,
+    cache_fraction={"lsm": 10 / 226, "btree": 35 / 362},
+)
+SYSBENCH = Reference(
+    source="seed 003: sysbench-tpcc 5000W, InnoDB 471 GB, MyRocks 91 GB with LZ4, 27 GB cache (no post gives a "
+           "sysbench OLTP cache, so its runs use this ratio)",
+    db_bytes=471 * GB,
+    cache_fraction={"lsm": 27 / 471, "btree": 27 / 471},
+)
+TPCC = SYSBENCH
+LINKBENCH = Reference(
+    source="seed 002: IO-bound Linkbench, 50 GB of RAM, ~400 GB MyRocks (zlib), ~1.6 TB InnoDB",
+    db_bytes=1600 * GB,
+    cache_fraction={"lsm": 50 / 1600, "btree": 50 / 1600},
+)
+
+
+@dataclass(frozen=True)
+class InsertBenchmarkScale:
+    """Sizes of an insert benchmark run."""
+
+    rows: int  # rows inserted
+    reference: Reference = INSERT_BENCHMARK
+
+
+@dataclass(frozen=True)
+class SysbenchScale:
+    """Sizes of a sysbench OLTP run."""
+
+    table_size: int  # rows per table
+    transactions: int  # events in the measured phase
+    reference: Reference = SYSBENCH
+
+
+@dataclass(frozen=True)
+class TpccScale:
+    """Sizes of a TPC-C-lite run (the standard's per-warehouse counts, reduced at the smaller scales)."""
+
+    warehouses: int  # warehouses
+    items: int  # rows of the item table (the standard: 100,000)
+    customers_per_district: int  # the standard: 3,000
+    transactions: int  # transactions in the measured phase
+    reference: Reference = TPCC
+
+
+@dataclass(frozen=True)
+class LinkbenchScale:
+    """Sizes of a Linkbench-lite run."""
+
+    nodes: int  # nodes loaded (LinkBench's maxid1 - startid1)
+    requests: int  # requests in the measured phase
+    reference: Reference = LINKBENCH
+
+
+_SIZES = {
+    "insert_benchmark": {"tiny": InsertBenchmarkScale(20_000), "small": InsertBenchmarkScale(1_000_000),
+                         "large": InsertBenchmarkScale(20_000_000)},
+    "sysbench": {"tiny": SysbenchScale(5_000, 300), "small": SysbenchScale(500_000, 20_000),
+                 "large": SysbenchScale(5_000_000, 200_000)},
+    "tpcc": {"tiny": TpccScale(1, 1_000, 100, 200), "small": TpccScale(4, 20_000, 600, 10_000),
+             "large": TpccScale(10, 100_000, 3_000, 100_000)},
+    "linkbench": {"tiny": LinkbenchScale(2_000, 1_000), "small": LinkbenchScale(200_000, 50_000),
+                  "large": LinkbenchScale(2_000_000, 500_000)},
+}
+
+
+def insert_benchmark(scale: str | None = None) -> InsertBenchmarkScale:
+    """The insert benchmark's sizes at ``scale`` (default: ``current()``)."""
+    return _SIZES["insert_benchmark"][current(scale)]
+
+
+def sysbench(scale: str | None = None) -> SysbenchScale:
+    """sysbench OLTP's sizes at ``scale``."""
+    return _SIZES["sysbench"][current(scale)]
+
+
+def tpcc(scale: str | None = None) -> TpccScale:
+    """TPC-C-lite's sizes at ``scale``."""
+    return _SIZES["tpcc"][current(scale)]
+
+
+def linkbench(scale: str | None = None) -> LinkbenchScale:
+    """Linkbench-lite's sizes at ``scale``."""
+    return _SIZES["linkbench"][current(scale)]

@@ -1,0 +1,66 @@
+"""The bottleneck law: how many operations per second a server sustains with many clients.
+
+Each operation needs some of every resource: CPU seconds on the server's cores, IO requests against the device's
+IOPS cap, bytes against its bandwidth cap. A resource with capacity ``C`` (per second) that each operation needs
+``D`` of can serve at most ``C / D`` operations per second, so throughput is bounded by the scarcest resource::
+
+    X = min over resources of capacity / demand per op          (cores, device IOPS, device bandwidth)
+
+With ``N`` clients that each wait for their operation to finish before sending the next, a further bound applies:
+at most ``N`` operations are in flight, each taking at least its unqueued response time ``R`` (its CPU time plus
+its IO at the device's per-request latency), so ``X <= N / R`` (Little's law). Few clients leave capacity idle;
+many clients saturate the scarcest resource. This is the operational analysis of Denning and Buzen (1978), as in
+Lazowska et al., *Quantitative System Performance*, chapter 5.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..storage.iostats import IOCounts
+from ..storage.models import DeviceModel
+
+
+@dataclass(frozen=True)
+class Server:
+    """The modelled database server and its load."""
+
+    cores: int = 48  # CPU cores (seed 000: "48 cores with HT enabled")
+    clients: int = 16  # concurrent client connections (seed 000: 16 clients)
+
+    def __post_init__(self) -> None:
+        if self.cores < 1 or self.clients < 1:
+            raise ValueError(f"a server needs cores >= 1 and clients >= 1, got {self.cores}, {self.clients}")
+
+
+@dataclass(frozen=True)
+class Demand:
+    """What some work (one operation, or a batch of them) needs from each resource."""
+
+    cpu_seconds: float  # CPU time, on any one core
+    io: IOCounts  # device requests and bytes (syncs add latency, not device occupancy)
+
+
+def resource_times(demand: Demand, model: DeviceModel, server: Server) -> dict[str, float]:
+    """Seconds each resource needs to serve ``demand``: the work divided by the resource's capacity.
+
+    ``cpu``: CPU seconds over the cores; ``iops``: IO units over the IOPS cap; ``bandwidth``: bytes over the
+    bandwidth cap; ``latency``: the unqueued response time (CPU plus IO at per-request latency) over the clients.
+    The largest is the bottleneck, and the time the work takes.
+    """
+    io = demand.io
+    return {
+        "cpu": demand.cpu_seconds / server.cores,
+        "iops": model.io_units(io) / model.iops,
+        "bandwidth": (io.read_bytes + io.write_bytes) / model.bandwidth,
+        "latency": (demand.cpu_seconds + model.latency_time(io)) / server.clients,
+    }
+
+
+def throughput(per_op: Demand, model: DeviceModel, server: Server) -> tuple[float, str]:
+    """Operations per second the server sustains when each needs ``per_op``, and the resource that limits it."""
+    times = resource_times(per_op, model, server)
+    bottleneck = max(times, key=times.get)
+    t = times[bottleneck]
+    return (math.inf if t == 0 else 1.0 / t), bottleneck
