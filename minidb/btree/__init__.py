@@ -1,0 +1,30 @@
+"""The B+tree engine (InnoDB-like): ``open_btree(device, ...)`` returns a ``BTreeEngine``.
+
+One module per concept, from the bytes up (FORMAT.md describes the on-disk formats):
+
+* ``page`` (Cython): the slotted page: header, records, slot directory, checksum.
+* ``buffer_pool`` (Cython): frames, the LRU list with midpoint insertion, the flush list.
+* ``redo_records`` (Cython): redo record encoding, decoding and replay; ``mtr`` (Cython): the mini-transaction.
+* ``tree_core`` (Cython): the cached fast path of get/put/delete; ``tree``: splits, merges, misses, scans.
+* ``split_policy``: how a leaf splits (the exercise's plug point).
+* ``pager``: page reads, eviction, page writes in write-ahead order; ``tablespace``, ``doublewrite``: the files.
+* ``redo_log``: groups, sync policy, checkpoint blocks; ``checkpoint``: fuzzy and sharp checkpoints.
+* ``fsp``: page 0 and page allocation; ``catalog``: keyspaces; ``change_buffer``: buffered secondary-index changes.
+* ``page_cleaner``: background flushing; ``recovery``: doublewrite repair and redo replay.
+* ``verify``: the structural check; ``engine``: ``BTreeEngine`` and ``open_btree``; ``options``: the options.
+"""
+
+from .engine import BTreeEngine, open_btree
+from .options import BTreeOptions, PageCleanerOptions
+from .pager import BufferPoolFull
+from .split_policy import DefaultSplitPolicy, SplitPolicy
+
+__all__ = [
+    "BTreeEngine",
+    "BTreeOptions",
+    "BufferPoolFull",
+    "DefaultSplitPolicy",
+    "PageCleanerOptions",
+    "SplitPolicy",
+    "open_btree",
+]

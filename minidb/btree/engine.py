@@ -1,0 +1,518 @@
+"""BTreeEngine: the InnoDB-like engine behind ``minidb.open_btree``, assembled from the parts in this package.
+
+One tablespace holds one B+tree per keyspace (plus the catalog and the change buffer trees), all sharing one buffer
+pool; one redo log records every change. A client write (``put``, ``delete`` or ``write(batch)``) is one
+mini-transaction: its changes are made in the pool (pinned there), logged as one redo group at commit, and the
+group is synced according to ``redo_sync``. Dirty pages reach the tablespace later: evicted from the LRU tail when
+a frame is needed, written by the page cleaner, or by a checkpoint when the redo log fills up; always after their
+redo is durable, and through the doublewrite buffer when it is on. Opening a database that was not closed replays
+its redo log (recovery.py).
+
+**Atomicity and failures.** A batch either commits as a whole or leaves no trace: its redo reaches the log only at
+commit, with a commit marker. If anything fails in the middle of a batch (an IO error, a corrupt page, a pool too
+small for the batch), the engine discards its in-memory state and recovers from the tablespace and the log, which
+hold exactly the committed batches, then raises the error. After ``DeviceCrashed`` the engine is dead: reopen the
+database with ``open_btree(device)``, as a restarted server would.
+
+**Counting.** All IO goes through the device, attributed to a cause (``foreground``, ``eviction``,
+``page-cleaner``, ``checkpoint``, ``recovery``) and tagged with the keyspace each page belongs to, so
+``device.stats`` has page reads and writes per index. ``stats()`` adds the engine's own counters.
+"""
+
+from __future__ import annotations
+
+from ..errors import CorruptionError, DeviceCrashed, MiniDBError
+from ..kv import Engine, WriteBatch, check_key
+from ..storage.device import Device
+from . import checkpoint as ckpt
+from . import doublewrite as dw
+from . import fsp
+from . import page as pg
+from . import tablespace as ts
+from .buffer_pool import BufferPool
+from .catalog import Catalog, KeyspaceEntry, check_name
+from .change_buffer import ChangeBuffer
+from .mtr import Mtr
+from .options import BTreeOptions, PageCleanerOptions
+from .page_cleaner import PageCleaner
+from .pager import Pager
+from .recovery import replay
+from .redo_log import GROUP, RedoLog, read_checkpoint
+from .split_policy import DEFAULT_POLICY
+from .tree import BTree
+from .tree_core import MISSING, apply_ops, validate_ops
+from .verify import PageReader, check_space, walk_free_list, walk_tree
+
+_NO_CLEANER = object()  # default marker: use PageCleanerOptions()
+
+
+def open_btree(device: Device, *, page_size: int = 16384, buffer_pool_bytes: int = 128 << 20,
+               fill_factor: float = 15 / 16, merge_threshold: float = 0.5, doublewrite: bool = True,
+               change_buffer: bool = True, change_buffer_max_size: float = 0.25, redo_sync="commit",
+               redo_log_bytes: int = 64 << 20, page_cleaner=_NO_CLEANER, split_policy=None,
+               clock=None) -> BTreeEngine:
+    """Open (or create) the B+tree database on ``device``; an existing one is recovered from its redo log.
+
+    * ``page_size``: 4096, 8192 or 16384, fixed at creation; reopening with another size raises ValueError.
+    * ``buffer_pool_bytes``: the buffer pool (``buffer_pool_bytes // page_size`` frames, at least 16).
+    * ``fill_factor``: how full ascending (PK-order) inserts leave pages, 15/16 as InnoDB.
+    * ``merge_threshold``: a page below this fill after a delete is merged with a sibling (InnoDB's 50%).
+    * ``doublewrite``: write pages through the doublewrite buffer (torn pages become repairable, writes double).
+    * ``change_buffer``, ``change_buffer_max_size``: buffer changes to uncached leaves of non-unique indexes
+      (``create_keyspace(name, unique=False)``), in at most this fraction of the pool.
+    * ``redo_sync``: ``"commit"`` (sync the redo log at every commit), ``("every", N)`` or ``"none"``.
+    * ``redo_log_bytes``: the redo log capacity; a checkpoint runs when the log since the last one nears it.
+    * ``page_cleaner``: a ``PageCleanerOptions`` (the default one if not given), or None for no page cleaner.
+    * ``split_policy``: the leaf split plug point (``split_policy.SplitPolicy``); None for the engine's own.
+    * ``clock``: a ``minidb.sim.Clock``; when given, the page cleaner runs once per simulated second.
+    """
+    if not isinstance(device, Device):
+        raise ValueError(f"bad device {device!r}: must be a minidb.storage Device (SimDevice or DirDevice)")
+    options = BTreeOptions(
+        page_size=page_size, buffer_pool_bytes=buffer_pool_bytes, fill_factor=fill_factor,
+        merge_threshold=merge_threshold, doublewrite=doublewrite, change_buffer=change_buffer,
+        change_buffer_max_size=change_buffer_max_size, redo_sync=redo_sync, redo_log_bytes=redo_log_bytes,
+        page_cleaner=PageCleanerOptions() if page_cleaner is _NO_CLEANER else page_cleaner,
+        split_policy=split_policy, clock=clock)
+    return BTreeEngine(device, options)
+
+
+class BTreeEngine(Engine):
+    """The B+tree engine (see the module docstring); open it with ``open_btree``."""
+
+    def __init__(self, device: Device, options: BTreeOptions) -> None:
+        self.device = device  # where every file lives and every IO is counted
+        self.options = options  # the options it was opened with
+        self.page_size = options.page_size  # bytes per page
+        self.max_record = pg.max_record_bytes(options.page_size)  # most bytes of key + value per row
+        self.max_key = pg.max_key_bytes(options.page_size)  # most bytes per key
+        self.fill_factor = options.fill_factor  # see open_btree
+        self.split_policy = options.split_policy or DEFAULT_POLICY  # leaf split plug point
+        self.counters = {"commits": 0, "splits": 0, "root_splits": 0, "merges": 0, "root_lifts": 0,
+                         "checkpoints": 0, "rollbacks": 0}  # engine events since open
+        self.cleaner = PageCleaner(options.page_cleaner, options.clock) if options.page_cleaner else None
+        self.version = 0  # bumped by every committed change (a scan re-descends after one)
+        self.recovery: dict = {}  # what the last recovery did (empty for a new database)
+        self._mtr: Mtr | None = None  # the open mini-transaction
+        self._mtr_buffer = Mtr()  # reused by every mini-transaction (its redo buffer stays allocated)
+        self._mtr_seq = 0  # sequence number of the last mini-transaction
+        self._closed = False  # close() was called
+        self._dead: BaseException | None = None  # why the engine refuses work (a crash), or None
+        self._base = device.stats.snapshot()  # IO before open, subtracted in stats()
+        self._open()
+
+    # -- opening, creating, recovering -----------------------------------------------------------------------------
+    def _open(self) -> None:
+        """Build the in-memory state from the device: create a new database or recover an existing one."""
+        ps, opts, dev = self.page_size, self.options, self.device
+        with dev.stats.cause("recovery"):
+            cp = read_checkpoint(dev)
+        if cp is not None and cp[2] != ps:
+            raise ValueError(f"page_size {ps} does not match the database on {dev!r}, which has {cp[2]}-byte "
+                             f"pages (the page size is fixed when a database is created)")
+        if cp is None:
+            for name in (ts.FILE, dw.FILE):
+                if dev.exists(name):
+                    dev.delete(name)  # left by a creation that crashed before its first checkpoint
+        self.pool = BufferPool(ps, opts.pool_frames)
+        self.redo = RedoLog(dev, opts.redo_log_bytes, opts.redo_sync)
+        self.tablespace = ts.Tablespace(dev, ps, create=cp is None)
+        self.doublewrite = dw.Doublewrite(dev, ps, dev.stats) if opts.doublewrite else None
+        self.pager = Pager(self.pool, self.tablespace, self.redo, self.doublewrite, dev.stats, self._tag_of)
+        self.fsp = fsp.FileSpace(self.pager, self.current_mtr)
+        self.trees: dict[str, BTree] = {}  # keyspace name -> tree
+        self.tree_by_id: dict[int, BTree] = {}  # index id -> tree, internal trees included
+        self.catalog = Catalog(self._make_tree("__catalog", fsp.CATALOG_INDEX_ID, fsp.CATALOG_ROOT, True, False))
+        cb_tree = self._make_tree("__change_buffer", fsp.CHANGE_BUFFER_INDEX_ID, fsp.CHANGE_BUFFER_ROOT, True, False)
+        self.change_buffer = ChangeBuffer(self, cb_tree, int(opts.change_buffer_max_size * opts.buffer_pool_bytes))
+        if cp is None:
+            self._create()
+        else:
+            self._recover()
+        self.pager.on_read = self.change_buffer.on_read
+        self.pager.on_evict = self.change_buffer.on_evict
+
+    def _create(self) -> None:
+        """A new database: the file-space header and the two internal roots, then a first checkpoint."""
+        self.redo.create(0)
+        mtr = self.current_mtr()
+        self.fsp.create(mtr, self.page_size)
+        for root, index_id in ((fsp.CATALOG_ROOT, fsp.CATALOG_INDEX_ID),
+                               (fsp.CHANGE_BUFFER_ROOT, fsp.CHANGE_BUFFER_INDEX_ID)):
+            mtr.init(self.pager.new_page(root), pg.INDEX_PAGE, 0, index_id, pg.NIL_PAGE, pg.NIL_PAGE, 0, [])
+        self._commit_mtr(client=False)
+        self.pager.release()
+        self._checkpoint(sharp=True)
+
+    def _recover(self) -> None:
+        """An existing database: doublewrite repair, redo replay, then the catalog and the change buffer."""
+        dev = self.device
+        with dev.stats.cause("recovery"):
+            self.redo.open()
+            restored = []
+            if dev.exists(dw.FILE):
+                area = self.doublewrite or dw.Doublewrite(dev, self.page_size, dev.stats)
+                restored = area.recover(self.tablespace, self.redo.checkpoint_lsn)
+                if self.doublewrite is None:
+                    dev.delete(dw.FILE)
+            self.recovery = replay(self.redo, self.pool, self.pager)
+            self.recovery["doublewrite_restored"] = restored
+            self.fsp.check(self.page_size)
+            self.catalog.load()
+            for name, entry in sorted(self.catalog.entries.items()):
+                self._make_tree(name, entry.index_id, entry.root, entry.unique)
+            self.change_buffer.load()
+            # Replay may have brought leaves with buffered changes into the pool, where no read will merge them.
+            for page_no in sorted(self.change_buffer.pending):
+                frame = self.pool.peek(page_no)
+                if frame is not None:
+                    self.change_buffer.merge(frame)
+            if self._mtr is not None:
+                self._commit_mtr(client=False)
+            self.pager.release()
+
+    def _make_tree(self, name: str, index_id: int, root: int, unique: bool, register: bool = True) -> BTree:
+        capacity = self.page_size - pg.HEADER_BYTES
+        tree = BTree(self.pool, name, index_id, root, unique, int(self.fill_factor * capacity),
+                     int(self.options.merge_threshold * capacity), self)
+        tree.buffered = not unique and self.options.change_buffer
+        if register:
+            self.trees[name] = tree
+        self.tree_by_id[index_id] = tree
+        return tree
+
+    def _tag_of(self, frame) -> str:
+        """The IO tag of a page: its keyspace, or __fsp / __free / __catalog / __change_buffer."""
+        page = pg.Page(frame.buf)
+        if page.type == pg.INDEX_PAGE:
+            tree = self.tree_by_id.get(page.index_id)
+            return tree.name if tree is not None else f"__index{page.index_id}"
+        return {pg.FSP_PAGE_TYPE: "__fsp", pg.FREE_PAGE: "__free"}.get(page.type, "")
+
+    # -- mini-transactions -------------------------------------------------------------------------------------------
+    def current_mtr(self) -> Mtr:
+        """The open mini-transaction; a system one (no client commit) is opened if none is."""
+        if self._mtr is None:
+            self._begin_mtr()
+        return self._mtr
+
+    def _begin_mtr(self) -> None:
+        self._mtr_seq += 1
+        self._mtr = self._mtr_buffer
+        self._mtr.begin(self._mtr_seq, GROUP.size)
+        self.pool.begin(self._mtr_seq)
+
+    def _commit_mtr(self, client: bool) -> None:
+        """Append the open mtr's redo as one group (synced per policy for a client commit); dirty its pages."""
+        mtr, self._mtr = self._mtr, None
+        try:
+            if mtr.nrecords:
+                with mtr.group() as group:
+                    start, end = (self.redo.commit if client else self.redo.append)(group, mtr.nrecords)
+                self.pool.commit(mtr.frames, start, end)
+                self.version += 1
+        finally:
+            self.pool.end()
+
+    # -- failures --------------------------------------------------------------------------------------------------
+    def _check_usable(self) -> None:
+        if self._closed:
+            raise ValueError("the B+tree engine is closed")
+        if self._dead is not None:
+            raise type(self._dead)(f"the B+tree engine stopped after {self._dead!r}: reopen the database with "
+                                   f"open_btree(device) to recover it")
+
+    def _failed(self, exc: BaseException) -> None:
+        """An operation failed: after a crash the engine is dead; after any other error, changes the open
+        mini-transaction made are undone by recovering from the device (see the module docstring)."""
+        mtr, self._mtr = self._mtr, None
+        self.pager.release()
+        if isinstance(exc, DeviceCrashed):
+            self._dead = exc
+            return
+        if mtr is None or mtr.nrecords == 0:
+            self.pool.end()
+            return
+        self.counters["rollbacks"] += 1
+        try:
+            self._open()
+        except BaseException as again:
+            self._dead = again if isinstance(again, (DeviceCrashed, CorruptionError)) else MiniDBError(
+                f"recovering after {exc!r} failed: {again!r}")
+        self.version += 1
+
+    # -- writes ----------------------------------------------------------------------------------------------------
+    def put(self, keyspace: str, key: bytes, value: bytes) -> None:
+        """Set ``key`` to ``value`` in ``keyspace`` (created, unique, if it does not exist)."""
+        check_key(key)
+        if not isinstance(value, (bytes, bytearray)):
+            raise ValueError(f"a value must be bytes, got {type(value).__name__}")
+        self._write_ops([(keyspace, bytes(key), bytes(value))])
+
+    def delete(self, keyspace: str, key: bytes) -> None:
+        """Remove ``key`` from ``keyspace``; removing an absent key is not an error."""
+        check_key(key)
+        self._write_ops([(keyspace, bytes(key), None)])
+
+    def write(self, batch: WriteBatch) -> None:
+        """Apply every change of ``batch`` atomically, in order (one mini-transaction, one redo group)."""
+        if not isinstance(batch, WriteBatch):
+            raise ValueError(f"write() takes a WriteBatch, got {type(batch).__name__}")
+        if batch.ops:
+            self._write_ops(batch.ops)
+
+    def _write_ops(self, ops: list) -> None:
+        self._check_usable()
+        for name in validate_ops(ops, self.max_record, self.max_key, self.trees):
+            check_name(name)
+        self._background()
+        self._begin_mtr()
+        try:
+            with self.device.stats.cause("foreground"):
+                i, n = 0, len(ops)
+                while True:
+                    i = apply_ops(ops, i, self.trees, self._mtr, self.pool)
+                    if i >= n:
+                        break
+                    keyspace, key, value = ops[i]
+                    tree = self.trees.get(keyspace) or self._create_tree(keyspace, True)
+                    if value is None:
+                        tree.delete(key)
+                    else:
+                        tree.put(key, value)
+                    self.pager.release()
+                    i += 1
+                self._commit_mtr(client=True)
+        except BaseException as exc:
+            self._failed(exc)
+            raise
+        self.counters["commits"] += 1
+        if self.cleaner is not None:
+            self.cleaner.commits += 1
+
+    def create_keyspace(self, name: str, *, unique: bool = True) -> None:
+        """Create keyspace ``name``; ``unique=False`` marks a non-unique secondary index, whose changes may go to
+        the change buffer. Creating an existing keyspace with the same options does nothing."""
+        self._check_usable()
+        check_name(name)
+        if not isinstance(unique, bool):
+            raise ValueError(f"bad unique {unique!r} for keyspace {name!r}: must be True or False")
+        entry = self.catalog.entries.get(name)
+        if entry is not None:
+            if entry.unique != unique:
+                raise ValueError(f"keyspace {name!r} exists with unique={entry.unique}, cannot open it with "
+                                 f"unique={unique}")
+            return
+        self._background()
+        self._begin_mtr()
+        try:
+            self._create_tree(name, unique)
+            self.pager.release()
+            self._commit_mtr(client=True)
+        except BaseException as exc:
+            self._failed(exc)
+            raise
+
+    def _create_tree(self, name: str, unique: bool) -> BTree:
+        """A new empty tree and its catalog entry, in the open mini-transaction."""
+        check_name(name)
+        index_id = self.fsp.next_index_id()
+        root = self.fsp.alloc()
+        self.current_mtr().init(root, pg.INDEX_PAGE, 0, index_id, pg.NIL_PAGE, pg.NIL_PAGE, 0, [])
+        self.catalog.add(name, KeyspaceEntry(index_id, root.page_no, unique))
+        return self._make_tree(name, index_id, root.page_no, unique)
+
+    # -- reads -----------------------------------------------------------------------------------------------------
+    def get(self, keyspace: str, key: bytes) -> bytes | None:
+        """The value of ``key`` in ``keyspace``, or None."""
+        self._check_usable()
+        check_key(key)
+        tree = self.trees.get(keyspace)
+        if tree is None:
+            return None
+        key = bytes(key)
+        self.pool.op += 1
+        value = tree.try_get(key)
+        if value is MISSING:
+            value = self._read(tree.get, key)
+        return value
+
+    def scan(self, keyspace: str, lo: bytes | None = None, hi: bytes | None = None):
+        """(key, value) pairs of ``keyspace`` with ``lo <= key < hi`` in key order, following the leaf links."""
+        self._check_usable()
+        for bound in (lo, hi):
+            if bound is not None and not isinstance(bound, (bytes, bytearray)):
+                raise ValueError(f"scan bounds must be bytes or None, got {bound!r}")
+        return self._scan(keyspace, None if lo is None else bytes(lo), None if hi is None else bytes(hi))
+
+    def _scan(self, keyspace, lo, hi):
+        if keyspace not in self.trees or (lo is not None and hi is not None and lo >= hi):
+            return
+        key, exclusive, nxt = lo or b"", False, None
+        self.pool.op += 1
+        while True:
+            self._check_usable()
+            records, resume = self._read(self.trees[keyspace].scan_step, key, exclusive, hi, nxt)
+            version = self.version
+            yield from records
+            if resume is None:
+                return
+            (key, nxt), exclusive = resume, True
+            if self.version != version:
+                nxt = None  # the tree changed since: find the next key from the root instead of the leaf link
+
+    def _read(self, fn, *args):
+        """Run a read that needs IO: leaves it reads may merge buffered changes, committed as a system group."""
+        try:
+            with self.device.stats.cause("foreground"):
+                result = fn(*args)
+                if self._mtr is not None:
+                    self._commit_mtr(client=False)
+        except BaseException as exc:
+            self._failed(exc)
+            raise
+        self.pager.release()
+        return result
+
+    # -- background work -------------------------------------------------------------------------------------------
+    def _background(self) -> None:
+        """Before a client write: the page cleaner and a fuzzy checkpoint, if due."""
+        try:
+            if self.cleaner is not None and self.cleaner.due():
+                with self.device.stats.cause("page-cleaner"):
+                    self.cleaner.run(self.pool, self.pager, self._merge_leaf, self.change_buffer)
+            if ckpt.due(self.redo):
+                with self.device.stats.cause("checkpoint"):
+                    self._checkpoint(sharp=False)
+        except BaseException as exc:
+            self._failed(exc)
+            raise
+
+    def _merge_leaf(self, page_no: int, tag: str) -> None:
+        """Read a leaf with buffered changes (reading merges them) in its own mini-transaction."""
+        self.pager.fetch(page_no, tag)
+        if self._mtr is not None:
+            self._commit_mtr(client=False)
+        self.pager.release()
+
+    def _checkpoint(self, sharp: bool) -> None:
+        ckpt.checkpoint(self.pool, self.pager, self.redo, self.tablespace, self.doublewrite, self.page_size, sharp)
+        self.counters["checkpoints"] += 1
+
+    def flush(self) -> None:
+        """Write every dirty page and take a sharp checkpoint (nothing is left to recover)."""
+        self._check_usable()
+        try:
+            with self.device.stats.cause("checkpoint"):
+                self._checkpoint(sharp=True)
+        except BaseException as exc:
+            self._failed(exc)
+            raise
+
+    def close(self) -> None:
+        """Flush and release the engine; closing twice is harmless. A dead engine closes without writing."""
+        if self._closed:
+            return
+        if self._dead is None:
+            self.flush()
+        self._closed = True
+
+    def __enter__(self) -> BTreeEngine:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # -- introspection ---------------------------------------------------------------------------------------------
+    def keyspaces(self) -> list[str]:
+        """Names of the keyspaces, sorted."""
+        return sorted(self.trees)
+
+    def keyspace_options(self, name: str) -> dict:
+        """The options a keyspace was created with: {"unique": bool}."""
+        entry = self.catalog.entries.get(name)
+        if entry is None:
+            raise ValueError(f"no keyspace {name!r}; keyspaces: {', '.join(self.keyspaces()) or 'none'}")
+        return {"unique": entry.unique}
+
+    def _internal_trees(self) -> list[BTree]:
+        return [self.tree_by_id[fsp.CATALOG_INDEX_ID], self.tree_by_id[fsp.CHANGE_BUFFER_INDEX_ID]]
+
+    def check(self) -> dict:
+        """Verify the whole database (verify.py): every tree's order, separators, levels and links, the free list,
+        and that every page is used exactly once. Raises CorruptionError on the first violation; returns a summary.
+        Pages not in the pool are read (and counted) but not cached."""
+        self._check_usable()
+        read = PageReader(self.pool, self.tablespace, self.device.stats)
+        reports = [walk_tree(t.name, t.index_id, t.root, read)
+                   for t in self._internal_trees() + [self.trees[n] for n in self.keyspaces()]]
+        head = read(fsp.FSP_PAGE, "__fsp").buf
+        page_count = fsp.read_u32(head, fsp.OFF_PAGE_COUNT)
+        free = walk_free_list(read, fsp.read_u32(head, fsp.OFF_FREE_HEAD), fsp.read_u32(head, fsp.OFF_FREE_COUNT),
+                              page_count)
+        check_space(reports, free, page_count)
+        by_name = {r.name: r for r in reports}
+        for page_no, index_id in self.change_buffer.owner.items():
+            tree = self.tree_by_id.get(index_id)
+            if tree is None or page_no not in by_name[tree.name].pages:
+                raise CorruptionError(f"change buffer: entries for page {page_no}, which is not a page of index "
+                                      f"{index_id}")
+        return {
+            "pages": page_count,
+            "free_pages": len(free),
+            "keyspaces": {r.name: {"height": r.height, "leaf_pages": r.leaf_pages,
+                                   "internal_pages": r.internal_pages, "records": r.records} for r in reports},
+        }
+
+    def stats(self, trees: bool = True) -> dict:
+        """Engine counters; with ``trees``, also each keyspace's height, pages, records and leaf fill (a walk of
+        every tree, which reads the pages not in the pool: take it between measured phases)."""
+        self._check_usable()
+        io = self.device.stats - self._base
+        read = PageReader(self.pool, self.tablespace, self.device.stats)
+        head = read(fsp.FSP_PAGE, "__fsp").buf
+        pages, free_pages = fsp.read_u32(head, fsp.OFF_PAGE_COUNT), fsp.read_u32(head, fsp.OFF_FREE_COUNT)
+        out = {
+            "page_size": self.page_size,
+            **self.counters,
+            "buffer_pool": self.pool.counters(),
+            "space": {"tablespace_bytes": self.tablespace.size, "pages": pages, "free_pages": free_pages,
+                      "used_pages": pages - free_pages},
+            "change_buffer": {"enabled": self.options.change_buffer, **self.change_buffer.stats()},
+            "page_cleaner": self.cleaner.stats() if self.cleaner is not None else None,
+            "redo": {"lsn": self.redo.lsn, "checkpoint_lsn": self.redo.checkpoint_lsn, "age": self.redo.age,
+                     "capacity": self.redo.capacity, "files": self.redo.file_names(), "groups": self.redo.groups},
+            "doublewrite": self.doublewrite is not None,
+            "recovery": dict(self.recovery),
+            "io": _io_by_tag(io),
+            "keyspaces": {},
+        }
+        for name in self.keyspaces():
+            tree = self.trees[name]
+            entry = {"unique": tree.unique, **out["io"].get(name, {"page_reads": {}, "page_writes": {}})}
+            if trees:
+                r = walk_tree(name, tree.index_id, tree.root, read)
+                entry.update(height=r.height, leaf_pages=r.leaf_pages, internal_pages=r.internal_pages,
+                             records=r.records, leaf_fill=r.leaf_fill,
+                             leaf_fill_mean=sum(r.leaf_fill) / len(r.leaf_fill))
+            out["keyspaces"][name] = entry
+        return out
+
+
+def _io_by_tag(io) -> dict:
+    """{tag: {"page_reads": {cause: n}, "page_writes": {cause: n}, "doublewrite_writes": {cause: n}}} of data pages."""
+    out: dict = {}
+    for kind, cause, tag in io.labels():
+        if kind not in ("data", "doublewrite"):
+            continue
+        counts = io.total(kind=kind, cause=cause, tag=tag)
+        entry = out.setdefault(tag, {"page_reads": {}, "page_writes": {}})
+        if kind == "data":
+            if counts.reads:
+                entry["page_reads"][cause] = entry["page_reads"].get(cause, 0) + counts.reads
+            if counts.writes:
+                entry["page_writes"][cause] = entry["page_writes"].get(cause, 0) + counts.writes
+        elif counts.write_bytes:
+            dbl = entry.setdefault("doublewrite_bytes", {})
+            dbl[cause] = dbl.get(cause, 0) + counts.write_bytes
+    return out

@@ -1,0 +1,98 @@
+"""The mini-transaction: page changes made together, logged together, pinned until their redo is in the log.
+
+InnoDB changes pages only inside a mini-transaction (``mtr_t``): each change is applied to the page in the buffer
+pool *and* encoded as a redo record in the mtr's buffer; at ``mtr_commit`` the records go to the log as one group
+and the pages become dirty with the group's LSN. Here a whole client write batch is one mtr, which is what makes
+the batch atomic: its redo reaches the log only at commit, with a commit marker, and until then its pages are
+pinned in the buffer pool (the write-ahead rule forbids writing a page whose redo is not in the log).
+
+Every method below changes a frame and logs the change in one step, so no change can escape the log. The fast
+path (tree_core.pyx) does the same in C for its leaf inserts and deletes.
+"""
+
+from libc.stdint cimport uint8_t, uint32_t
+
+from .page cimport (OFF_FLAGS, PUT_FULL, REC_HEADER, page_cut, page_init, page_insert_at, page_nrecs, page_put,
+                    page_remove, rd16, rec_at, uchar, wr32)
+from .redo_records import build
+
+
+cdef class Mtr(RedoBuffer):
+    """One mini-transaction (see the module docstring)."""
+
+    def __cinit__(self, *args, **kwargs):
+        self.frames = []
+
+    def begin(self, uint64_t seq, Py_ssize_t reserve):
+        """Start mini-transaction ``seq`` (the object is reused from one to the next); ``reserve`` bytes are
+        left at the front of the redo buffer for the group header."""
+        self.seq = seq
+        self.frames = []
+        self.reset(reserve)
+
+    def put(self, Frame f, bytes key, bytes value, int fill_limit):
+        """Insert or replace in page ``f`` (page.PUT_* result); logged unless it did not fit."""
+        cdef int r = page_put(f.data, len(f.buf), <const uchar*> key, len(key), <const uchar*> value, len(value),
+                              fill_limit)
+        if r != PUT_FULL:
+            self.log_put(f.page_no, <const uchar*> key, len(key), <const uchar*> value, len(value))
+            self.touch(f)
+        return r
+
+    def delete(self, Frame f, bytes key):
+        """Delete ``key`` from page ``f``; True (and logged) if it was there."""
+        if page_remove(f.data, len(f.buf), <const uchar*> key, len(key)):
+            self.log_del(f.page_no, <const uchar*> key, len(key))
+            self.touch(f)
+            return True
+        return False
+
+    def init(self, Frame f, int ptype, int level, uint32_t index_id, uint32_t prev, uint32_t next, int flags,
+             records):
+        """Make page ``f`` hold exactly this header and these records (logged as one INIT record)."""
+        build(f.buf, f.page_no, ptype, level, flags, index_id, prev, next, records)
+        self.log_init_from(f.data, len(f.buf))
+        self.touch(f)
+
+    def init_copy(self, Frame f, int ptype, int level, uint32_t index_id, uint32_t prev, uint32_t next,
+                  int flags, Frame src, int start):
+        """Make page ``f`` hold this header and the records ``start..`` of page ``src`` (the right page of a
+        split), logged as one INIT record."""
+        cdef int ps = len(f.buf), i, n = page_nrecs(src.data), klen
+        cdef const uchar* r
+        if start < 0 or start > n:
+            raise ValueError(f"cannot copy records from {start} of page {src.page_no}, which holds {n}")
+        page_init(f.data, ps, f.page_no, ptype, level, index_id, prev, next)
+        for i in range(start, n):
+            r = rec_at(src.data, ps, i)
+            klen = rd16(r)
+            page_insert_at(f.data, ps, i - start, r + REC_HEADER, klen, r + REC_HEADER + klen, rd16(r + 2))
+        f.data[OFF_FLAGS] = <uchar> flags
+        self.log_init_from(f.data, ps)
+        self.touch(f)
+
+    def cut(self, Frame f, int keep, int flags):
+        """Keep only the first ``keep`` records of page ``f`` and set its flags byte."""
+        if keep < 0 or keep > page_nrecs(f.data):
+            raise ValueError(f"cannot keep {keep} of {page_nrecs(f.data)} records of page {f.page_no}")
+        page_cut(f.data, len(f.buf), keep)
+        f.data[OFF_FLAGS] = <uchar> flags
+        self.log_cut(f.page_no, keep, flags)
+        self.touch(f)
+
+    def set_u32(self, Frame f, int offset, uint32_t value):
+        """Write a 4-byte header field (a sibling link, a file-space counter) of page ``f``."""
+        wr32(f.data + offset, value)
+        self.log_field(f.page_no, offset, f.data + offset, 4)
+        self.touch(f)
+
+    def set_u8(self, Frame f, int offset, uint8_t value):
+        """Write a 1-byte header field of page ``f``."""
+        f.data[offset] = value
+        self.log_field(f.page_no, offset, f.data + offset, 1)
+        self.touch(f)
+
+    @property
+    def empty(self):
+        """True if nothing was changed."""
+        return self.nrecords == 0

@@ -1,0 +1,117 @@
+"""The B+tree engine's options, checked once when the engine opens: a wrong option raises ValueError naming it.
+
+Defaults follow InnoDB (MySQL 8.0) where it has the same knob; each comment gives the InnoDB name.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..sim.clock import Clock
+from .page import PAGE_SIZES
+
+MIB = 1 << 20
+MIN_POOL_FRAMES = 16  # a tree operation can hold ~a dozen pages at once (a split with its path and siblings)
+
+
+@dataclass(frozen=True)
+class PageCleanerOptions:
+    """When the page cleaner runs and how much it writes (InnoDB's page cleaner thread, made deterministic).
+
+    Without a clock it runs after every ``every_commits`` client commits; with a clock, once per ``interval``
+    simulated seconds (InnoDB's page cleaner loop runs once a second).
+    """
+
+    every_commits: int = 64  # client commits between runs when no clock is given
+    interval: float = 1.0  # simulated seconds between runs when a clock is given
+    io_capacity: int = 200  # innodb_io_capacity: pages written per run from the flush list at full pace
+    dirty_pct_lwm: float = 10.0  # innodb_max_dirty_pages_pct_lwm: flush-list flushing starts above this % dirty
+    dirty_pct_max: float = 90.0  # innodb_max_dirty_pages_pct: at this % dirty a run writes io_capacity pages
+    lru_scan_depth: float = 0.125  # fraction of the LRU tail scanned for dirty pages to write (InnoDB: 1024 of
+    # the default pool's 8192 pages)
+    change_buffer_merge_pages: int = 10  # leaves whose buffered changes one run merges (InnoDB's ibuf merge)
+
+    def __post_init__(self) -> None:
+        _check_int("page_cleaner.every_commits", self.every_commits, 1)
+        _check_number("page_cleaner.interval", self.interval, 0.0, None, low_open=True)
+        _check_int("page_cleaner.io_capacity", self.io_capacity, 1)
+        _check_number("page_cleaner.dirty_pct_lwm", self.dirty_pct_lwm, 0.0, 100.0)
+        _check_number("page_cleaner.dirty_pct_max", self.dirty_pct_max, 0.0, 100.0, low_open=True)
+        if self.dirty_pct_lwm > self.dirty_pct_max:
+            raise ValueError(f"page_cleaner.dirty_pct_lwm {self.dirty_pct_lwm!r} must not exceed "
+                             f"page_cleaner.dirty_pct_max {self.dirty_pct_max!r}")
+        _check_number("page_cleaner.lru_scan_depth", self.lru_scan_depth, 0.0, 1.0)
+        _check_int("page_cleaner.change_buffer_merge_pages", self.change_buffer_merge_pages, 0)
+
+
+@dataclass(frozen=True)
+class BTreeOptions:
+    """Every option of ``open_btree`` (see its docstring for what each one does)."""
+
+    page_size: int = 16384  # innodb_page_size; fixed when the database is created
+    buffer_pool_bytes: int = 128 * MIB  # innodb_buffer_pool_size
+    fill_factor: float = 15 / 16  # how full ascending inserts leave a page (InnoDB leaves 1/16 free)
+    merge_threshold: float = 0.5  # MERGE_THRESHOLD: a page below this fill is merged with a sibling
+    doublewrite: bool = True  # innodb_doublewrite
+    change_buffer: bool = True  # innodb_change_buffering = all (for non-unique indexes)
+    change_buffer_max_size: float = 0.25  # innodb_change_buffer_max_size, as a fraction of the pool
+    redo_sync: str | tuple = "commit"  # innodb_flush_log_at_trx_commit: "commit" (1), ("every", N), "none" (0/2)
+    redo_log_bytes: int = 64 * MIB  # innodb_redo_log_capacity
+    page_cleaner: PageCleanerOptions | None = field(default_factory=PageCleanerOptions)  # None: no page cleaner
+    split_policy: object | None = None  # the leaf split plug point (split_policy.SplitPolicy); None: default
+    clock: Clock | None = None  # simulated time; paces the page cleaner when given
+
+    def __post_init__(self) -> None:
+        if self.page_size not in PAGE_SIZES:
+            raise ValueError(f"bad page_size {self.page_size!r}: must be one of {', '.join(map(str, PAGE_SIZES))}")
+        _check_int("buffer_pool_bytes", self.buffer_pool_bytes, MIN_POOL_FRAMES * self.page_size,
+                   why=f"at least {MIN_POOL_FRAMES} pages of {self.page_size} bytes")
+        _check_number("fill_factor", self.fill_factor, 0.5, 1.0)
+        _check_number("merge_threshold", self.merge_threshold, 0.0, 0.5, low_open=True)
+        for name in ("doublewrite", "change_buffer"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"bad {name} {getattr(self, name)!r}: must be True or False")
+        _check_number("change_buffer_max_size", self.change_buffer_max_size, 0.0, 0.5, low_open=True)
+        sync_mode(self.redo_sync)
+        _check_int("redo_log_bytes", self.redo_log_bytes, 64 * self.page_size,
+                   why=f"at least 64 pages of {self.page_size} bytes")
+        if self.page_cleaner is not None and not isinstance(self.page_cleaner, PageCleanerOptions):
+            raise ValueError(f"bad page_cleaner {self.page_cleaner!r}: must be a PageCleanerOptions or None")
+        if self.split_policy is not None:
+            for method in ("choose_split", "separator"):
+                if not callable(getattr(self.split_policy, method, None)):
+                    raise ValueError(f"bad split_policy {self.split_policy!r}: it has no {method}() method")
+        if self.clock is not None and not isinstance(self.clock, Clock):
+            raise ValueError(f"bad clock {self.clock!r}: must be a minidb.sim.Clock or None")
+
+    @property
+    def pool_frames(self) -> int:
+        """Frames in the buffer pool."""
+        return self.buffer_pool_bytes // self.page_size
+
+
+def sync_mode(redo_sync) -> tuple[str, int]:
+    """("commit", 1), ("every", N) or ("none", 0) from the ``redo_sync`` option; ValueError if it is neither."""
+    if redo_sync == "commit":
+        return ("commit", 1)
+    if redo_sync == "none":
+        return ("none", 0)
+    if (isinstance(redo_sync, tuple) and len(redo_sync) == 2 and redo_sync[0] == "every"
+            and isinstance(redo_sync[1], int) and not isinstance(redo_sync[1], bool) and redo_sync[1] >= 1):
+        return ("every", redo_sync[1])
+    raise ValueError(f"bad redo_sync {redo_sync!r}: must be 'commit', ('every', N) with N >= 1, or 'none'")
+
+
+def _check_int(name: str, value, low: int, why: str | None = None) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise ValueError(f"bad {name} {value!r}: must be an int >= {low}" + (f" ({why})" if why else ""))
+
+
+def _check_number(name: str, value, low: float, high: float | None, low_open: bool = False) -> None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if ok:
+        ok = (value > low if low_open else value >= low) and (high is None or value <= high)
+    if not ok:
+        bounds = f"{'>' if low_open else '>='} {low}" + (f" and <= {high}" if high is not None else "")
+        raise ValueError(f"bad {name} {value!r}: must be a number {bounds}")

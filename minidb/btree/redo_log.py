@@ -1,0 +1,290 @@
+"""The redo log: groups of redo records appended at commit, synced by policy, replayed after a crash.
+
+**LSN.** A log sequence number is a byte position in the endless stream of redo: a group that starts at LSN ``s``
+and takes ``b`` bytes ends at ``s + b``, where the next one starts. Pages carry the end LSN of the last group
+applied to them; the checkpoint LSN says where recovery starts.
+
+**Files.** The stream is stored in a sequence of files ``redo-00000001.log``, ``redo-00000002.log``, ... each
+starting with a 64-byte header (magic, version, the LSN its first group starts at, crc32). A group never spans two
+files; a file is closed once the next group would take it past ``capacity / LOG_FILES`` bytes, and it is deleted
+once the checkpoint has passed its last group (InnoDB 8.0.30+ does the same with its ``#ib_redoN`` files).
+
+**Groups.** One mini-transaction (a client batch) is one group, appended in one write at commit::
+
+    magic u32 | body bytes u32 | start LSN u64 | crc32(body) u32 | records u32 | body (records..., COMMIT)
+
+Recovery replays a group only if its header is intact, its LSN is the expected one, its crc matches and its last
+record is COMMIT; the first group failing any of this is the end of the log. A half-written batch is therefore never
+replayed: atomicity comes from writing the batch's redo in one piece with a commit marker.
+
+**Sync policy** (``innodb_flush_log_at_trx_commit``): ``"commit"`` syncs at every client commit, ``("every",
+N)`` at every Nth, ``"none"`` never at commit. Whatever the policy, a page is written only once the log is durable
+up to the page's LSN (``flush_up_to``, the write-ahead rule), which may force a sync.
+
+**Checkpoint** (``redo-checkpoint``): two 512-byte blocks written alternately (InnoDB's checkpoint blocks 1 and
+2), each with a sequence number, the checkpoint LSN, the page size and a crc32. The valid block with the highest
+sequence number wins, so a torn write of one block leaves the other. The file's existence marks a database.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+from ..errors import CorruptionError
+from .options import sync_mode
+
+GROUP = struct.Struct("<IIQII")  # magic, body bytes, start LSN, crc32 of the body, record count
+GROUP_MAGIC = 0x4F444552  # b"REDO"
+COMMIT_BYTE = 255  # redo_records.COMMIT: the last byte of every complete group body
+FILE_HEADER = struct.Struct("<8sIQ")  # magic, version, LSN of the file's first group
+FILE_HEADER_SIZE = 64  # the header, its crc32 and zero padding
+FILE_MAGIC = b"MDBREDO1"
+LOG_FILES = 32  # the capacity is spread over this many files (as InnoDB 8.0.30+ does)
+CHECKPOINT_FILE = "redo-checkpoint"
+CHECKPOINT = struct.Struct("<8sQQI")  # magic, sequence number, checkpoint LSN, page size
+CHECKPOINT_MAGIC = b"MDBCKPT1"
+CHECKPOINT_BLOCK = 512
+VERSION = 1
+
+
+def file_name(number: int) -> str:
+    """Name of redo file ``number``."""
+    return f"redo-{number:08d}.log"
+
+
+def _file_number(name: str) -> int | None:
+    if name.startswith("redo-") and name.endswith(".log") and name[5:-4].isdigit():
+        return int(name[5:-4])
+    return None
+
+
+def read_checkpoint(device) -> tuple[int, int, int] | None:
+    """(sequence, checkpoint LSN, page size) from the newest valid checkpoint block; None if there is no
+    checkpoint file (no database); CorruptionError if the file exists but no block is valid."""
+    if not device.exists(CHECKPOINT_FILE):
+        return None
+    f = device.open(CHECKPOINT_FILE, "redo")
+    data = f.read(0, f.size)
+    best = None
+    for i in range(2):
+        block = data[i * CHECKPOINT_BLOCK:(i + 1) * CHECKPOINT_BLOCK]
+        if len(block) < CHECKPOINT.size + 4:
+            continue
+        magic, seq, lsn, page_size = CHECKPOINT.unpack_from(block)
+        (crc,) = struct.unpack_from("<I", block, CHECKPOINT.size)
+        if magic == CHECKPOINT_MAGIC and crc == zlib.crc32(block[:CHECKPOINT.size]):
+            if best is None or seq > best[0]:
+                best = (seq, lsn, page_size)
+    if best is None:
+        raise CorruptionError(f"{CHECKPOINT_FILE}: neither checkpoint block is valid")
+    return best
+
+
+class RedoLog:
+    """The redo log files of one database (see the module docstring)."""
+
+    def __init__(self, device, capacity: int, redo_sync) -> None:
+        self.device = device  # where the files live
+        self.capacity = capacity  # redo_log_bytes: the checkpoint keeps the log since the checkpoint below this
+        self.file_bytes = max(capacity // LOG_FILES, 4096)  # a file is closed once it would pass this size
+        self.mode, self.every = sync_mode(redo_sync)  # commit sync policy
+        self.files: list[list] = []  # [number, start LSN, File] oldest first; the last one is appended to
+        self.lsn = 0  # end of the log: where the next group starts
+        self.synced_lsn = 0  # the log is durable up to here
+        self.checkpoint_lsn = 0  # recovery starts here
+        self.checkpoint_seq = 0  # sequence number of the last checkpoint block written
+        self.commits = 0  # client commits so far (for the every-N policy)
+        self.groups = 0  # groups appended since open
+        self._unsynced: list = []  # files written since their last sync
+        self._cp_file = None  # the checkpoint file
+
+    # -- creating and opening --------------------------------------------------------------------------------------
+    def create(self, start_lsn: int = 0) -> None:
+        """Start an empty log at ``start_lsn`` (a new database); the first checkpoint makes it a database."""
+        for name in self.device.list("redo-"):
+            self.device.delete(name)
+        self.lsn = self.synced_lsn = self.checkpoint_lsn = start_lsn
+        self._new_file(1, start_lsn)
+
+    def open(self) -> None:
+        """Open an existing log: read the checkpoint and find the files (recovery then reads the groups)."""
+        seq, lsn, _ = read_checkpoint(self.device)
+        self.checkpoint_seq, self.checkpoint_lsn = seq, lsn
+        self._cp_file = self.device.open(CHECKPOINT_FILE, "redo")
+        for name in self.device.list("redo-"):
+            number = _file_number(name)
+            if number is None:
+                continue
+            f = self.device.open(name, "redo")
+            start = self._read_file_header(f)
+            if start is None:
+                # A file whose header never reached the disk holds no group: drop it.
+                if self.files and number > self.files[-1][0]:
+                    self.device.delete(name)
+                    continue
+                raise CorruptionError(f"{name}: bad redo file header")
+            self.files.append([number, start, f])
+        if not self.files:
+            raise CorruptionError(f"redo log: no redo file (the checkpoint is at LSN {lsn})")
+        if self.files[0][1] > lsn:
+            raise CorruptionError(f"redo log: the oldest file {file_name(self.files[0][0])} starts at LSN "
+                                  f"{self.files[0][1]}, after the checkpoint LSN {lsn}")
+
+    def _read_file_header(self, f) -> int | None:
+        if f.size < FILE_HEADER_SIZE:
+            return None
+        head = f.read(0, FILE_HEADER_SIZE)
+        magic, version, start = FILE_HEADER.unpack_from(head)
+        (crc,) = struct.unpack_from("<I", head, FILE_HEADER.size)
+        if magic != FILE_MAGIC or version != VERSION or crc != zlib.crc32(head[:FILE_HEADER.size]):
+            return None
+        return start
+
+    def _new_file(self, number: int, start_lsn: int) -> None:
+        f = self.device.open(file_name(number), "redo", create=True)
+        head = FILE_HEADER.pack(FILE_MAGIC, VERSION, start_lsn)
+        head += struct.pack("<I", zlib.crc32(head))
+        f.write(0, head.ljust(FILE_HEADER_SIZE, b"\0"))
+        self.files.append([number, start_lsn, f])
+        self._unsynced.append(f)
+
+    # -- reading (recovery) ----------------------------------------------------------------------------------------
+    def read_groups(self):
+        """Yield (start LSN, end LSN, body) of every complete group from the checkpoint on; afterwards ``self.lsn``
+        is the end of the last one and anything after it has been cut off."""
+        lsn = self.lsn = self.synced_lsn = self.checkpoint_lsn
+        i = max(j for j, (_, start, _) in enumerate(self.files) if start <= lsn)
+        end_file, end_offset = i, None
+        while i < len(self.files):
+            number, start, f = self.files[i]
+            if i == end_file:
+                offset = FILE_HEADER_SIZE + (lsn - start)
+            elif start == lsn:
+                offset = FILE_HEADER_SIZE
+            else:
+                break  # a gap: the earlier file ended early (its tail was lost)
+            data = f.read(offset, f.size - offset) if f.size > offset else b""
+            pos = 0
+            while pos + GROUP.size <= len(data):
+                magic, nbytes, group_lsn, crc, _ = GROUP.unpack_from(data, pos)
+                body_at = pos + GROUP.size
+                body = data[body_at:body_at + nbytes]
+                if (magic != GROUP_MAGIC or group_lsn != lsn or len(body) != nbytes or nbytes == 0
+                        or zlib.crc32(body) != crc or body[-1] != COMMIT_BYTE):
+                    break
+                end = lsn + GROUP.size + nbytes
+                self.lsn = self.synced_lsn = end  # read back from the disk: durable
+                yield lsn, end, body
+                lsn = end
+                pos = body_at + nbytes
+            end_file, end_offset = i, offset + pos
+            if pos != len(data):
+                break  # garbage (a torn or partial group) ends the log
+            i += 1
+        self.lsn = self.synced_lsn = lsn
+        self._cut(end_file, end_offset)
+
+    def _cut(self, file_index: int, offset: int | None) -> None:
+        """Make the file at ``file_index`` end at ``offset`` and drop every later file (recovery's end of log)."""
+        for number, _, f in self.files[file_index + 1:]:
+            self.device.delete(file_name(number))
+        del self.files[file_index + 1:]
+        f = self.files[file_index][2]
+        if offset is not None and f.size > offset:
+            f.truncate(offset)
+
+    # -- writing ---------------------------------------------------------------------------------------------------
+    def append(self, group, nrecords: int) -> tuple[int, int]:
+        """Append one group in one write; returns its (start, end) LSNs.
+
+        ``group`` is a writable buffer: GROUP.size bytes left free for the header, then the body (the records,
+        ending with COMMIT). The header is filled in here.
+        """
+        body = memoryview(group)[GROUP.size:]
+        GROUP.pack_into(group, 0, GROUP_MAGIC, len(body), self.lsn, zlib.crc32(body), nrecords)
+        number, start, f = self.files[-1]
+        if f.size > FILE_HEADER_SIZE and f.size + len(group) > self.file_bytes:
+            self._new_file(number + 1, self.lsn)
+            f = self.files[-1][2]
+        f.append(group)
+        if f not in self._unsynced:
+            self._unsynced.append(f)
+        begin = self.lsn
+        self.lsn += len(group)
+        self.groups += 1
+        return begin, self.lsn
+
+    def commit(self, group, nrecords: int) -> tuple[int, int]:
+        """Append a client commit's group and sync it if the commit sync policy says so."""
+        lsns = self.append(group, nrecords)
+        self.commits += 1
+        if self.mode == "commit" or (self.mode == "every" and self.commits % self.every == 0):
+            try:
+                self.sync()
+            except OSError:
+                # The client will be told the commit failed: take the group back out of the log, so that a
+                # restart (or the engine's rollback) does not replay it. If even that fails, the outcome of
+                # the commit is unknown, as with any database whose log write failed.
+                try:
+                    self.unappend(lsns[0])
+                except OSError:
+                    pass
+                raise
+        return lsns
+
+    def unappend(self, start_lsn: int) -> None:
+        """Remove the last group (which starts at ``start_lsn``) after its commit failed to sync."""
+        number, start, f = self.files[-1]
+        if start_lsn < start:
+            raise CorruptionError(f"redo log: cannot remove the group at LSN {start_lsn}: it is not in the last file")
+        f.truncate(FILE_HEADER_SIZE + start_lsn - start)
+        self.lsn = start_lsn
+
+    def sync(self) -> None:
+        """Make every group appended so far durable."""
+        for f in self._unsynced:
+            f.sync()
+        self._unsynced.clear()
+        self.synced_lsn = self.lsn
+
+    def flush_up_to(self, lsn: int) -> None:
+        """The write-ahead rule: make the log durable up to ``lsn`` before a page with that LSN is written."""
+        if self.synced_lsn < lsn:
+            self.sync()
+
+    def write_checkpoint(self, lsn: int, page_size: int) -> None:
+        """Record that recovery may start at ``lsn`` (every change before it is in the tablespace); then delete
+        the redo files that hold only older groups."""
+        if lsn > self.lsn:
+            raise ValueError(f"checkpoint LSN {lsn} is past the end of the redo log ({self.lsn})")
+        self.flush_up_to(self.lsn)
+        self.checkpoint_seq += 1
+        block = CHECKPOINT.pack(CHECKPOINT_MAGIC, self.checkpoint_seq, lsn, page_size)
+        block += struct.pack("<I", zlib.crc32(block))
+        block = block.ljust(CHECKPOINT_BLOCK, b"\0")
+        if self._cp_file is None:
+            # The first checkpoint creates the file, complete, under its final name in one atomic rename: the
+            # file's existence is what marks a database, so a crash during creation leaves no half database.
+            tmp = self.device.open(CHECKPOINT_FILE + ".tmp", "redo", create=True)
+            tmp.write((self.checkpoint_seq % 2) * CHECKPOINT_BLOCK, block)
+            tmp.sync()
+            tmp.close()
+            self.device.rename(CHECKPOINT_FILE + ".tmp", CHECKPOINT_FILE)
+            self._cp_file = self.device.open(CHECKPOINT_FILE, "redo")
+        else:
+            self._cp_file.write((self.checkpoint_seq % 2) * CHECKPOINT_BLOCK, block)
+            self._cp_file.sync()
+        self.checkpoint_lsn = lsn
+        while len(self.files) > 1 and self.files[1][1] <= lsn:
+            number = self.files.pop(0)[0]
+            self.device.delete(file_name(number))
+
+    @property
+    def age(self) -> int:
+        """Bytes of redo since the checkpoint (what recovery would replay)."""
+        return self.lsn - self.checkpoint_lsn
+
+    def file_names(self) -> list[str]:
+        """The redo files, oldest first."""
+        return [file_name(number) for number, _, _ in self.files]

@@ -1,0 +1,75 @@
+"""The tablespace: the data file holding every page of every tree at ``page_no * page_size``.
+
+Every read is checked: a page whose checksum does not match its bytes (a torn or corrupted write) or that carries
+another page's number (a write that went to the wrong place) raises ``CorruptionError`` naming the file and the
+page, so damaged bytes are never read as data. An all-zero page was never written (a page allocated past the end
+of what reached the disk) and has no checksum to check; reading past the end of the file gives such a page too.
+"""
+
+from __future__ import annotations
+
+from ..errors import CorruptionError
+from . import page as pg
+
+FILE = "tablespace.ibd"
+
+
+class Tablespace:
+    """Page-sized reads and writes of the data file, with checksums."""
+
+    def __init__(self, device, page_size: int, create: bool = False) -> None:
+        self.device = device  # where the file lives
+        self.page_size = page_size  # bytes per page
+        self.file = device.open(FILE, "data", create=create)  # the data file
+
+    def read_page(self, page_no: int) -> bytearray:
+        """The page's bytes, checked (see the module docstring)."""
+        buf = bytearray(self._read(page_no) or bytes(self.page_size))
+        self.check(page_no, buf)
+        return buf
+
+    def _read(self, page_no: int) -> bytes | None:
+        """The page's bytes, zero-padded if the file ends inside it (a torn extension); None past the end."""
+        offset = page_no * self.page_size
+        size = self.file.size
+        if offset >= size:
+            return None
+        n = min(self.page_size, size - offset)
+        return self.file.read(offset, n).ljust(self.page_size, b"\0")
+
+    def check(self, page_no: int, buf) -> None:
+        """CorruptionError unless ``buf`` is a valid image of page ``page_no`` (or a never-written zero page)."""
+        stored = pg.stored_checksum(buf)
+        if stored != pg.checksum(buf):
+            if pg.is_zero(buf):
+                return
+            raise CorruptionError(f"{FILE} page {page_no}: checksum mismatch (stored {stored:#010x}, computed "
+                                  f"{pg.checksum(buf):#010x}): torn or corrupted page")
+        found = pg.Page(bytearray(buf)).page_no
+        if found != page_no:
+            raise CorruptionError(f"{FILE} page {page_no}: holds page {found} (a misdirected write)")
+
+    def valid(self, page_no: int, buf) -> bool:
+        """True if ``buf`` passes ``check`` for ``page_no``."""
+        try:
+            self.check(page_no, buf)
+        except CorruptionError:
+            return False
+        return True
+
+    def read_raw(self, page_no: int) -> bytes | None:
+        """The page's bytes unchecked, or None past the end of the file (for doublewrite recovery)."""
+        return self._read(page_no)
+
+    def write_page(self, page_no: int, data: bytes) -> None:
+        """Write one page image (its checksum already stamped) at its home position."""
+        self.file.write(page_no * self.page_size, data)
+
+    def sync(self) -> None:
+        """Make the page writes so far durable."""
+        self.file.sync()
+
+    @property
+    def size(self) -> int:
+        """Bytes of the data file."""
+        return self.file.size

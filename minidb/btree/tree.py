@@ -1,0 +1,292 @@
+"""BTree: one index (keyspace) as a B+tree of pages: the complete get, put, delete and scan.
+
+Each operation first tries ``TreeCore``'s fast path (tree_core.pyx), which finishes in C when every page it needs
+is in the buffer pool and no page has to split or merge. Otherwise it comes back here:
+
+* **Miss**: read the missing page (pager.fetch) and try again. For a leaf of a non-unique index whose change
+  would fit, the change buffer records the change instead of reading the leaf (change_buffer.py).
+* **Split** (``_insert_split``): the overfull page's records, with the new one, are divided by the split policy
+  (split_policy.py); the left part stays in the page, the right part goes to a new page linked after it, and a
+  separator is inserted into the parent, which may split in turn. The root never moves: when it overflows, its
+  records go down into two new children and it becomes their parent, one level higher.
+* **Merge** (``_delete_merge``): a page left below the merge threshold (50% by default) is merged into its left
+  sibling, or its right sibling into it, if the result fits within the fill factor; the parent loses one record
+  and may merge in turn. A root left with one child takes that child's records and the tree gets one level lower.
+
+Every change goes through the open mini-transaction (mtr.pyx), so it is redo-logged as it is made. Splits log the
+new page as INIT, the left page as CUT (plus PUT when the new record stays left) and the separator as a PUT into the
+parent; sibling links are FIELD records.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from ..errors import CorruptionError
+from . import page as pg
+from .split_policy import DEFAULT_POLICY, check_separator, check_split
+from .tree_core import DONE, MISS, MISSING, TreeCore
+
+_CHILD = struct.Struct("<I")
+
+
+def child_value(page_no: int) -> bytes:
+    """The value of an internal record pointing at ``page_no``."""
+    return _CHILD.pack(page_no)
+
+
+class BTree(TreeCore):
+    """One B+tree; see the module docstring. ``db`` is the engine state the tree works in."""
+
+    def __init__(self, pool, name, index_id, root, unique, fill_limit, merge_limit, db) -> None:
+        self.db = db  # pager, file space, open mtr, split policy, change buffer, counters
+
+    # -- reads ----------------------------------------------------------------------------------------------------
+    def get(self, key: bytes) -> bytes | None:
+        """The value of ``key`` or None, reading pages as needed."""
+        while True:
+            value = self.try_get(key)
+            if value is not MISSING:
+                return value
+            self.db.pager.fetch(self.miss_page, self.name)
+
+    def leaf_for(self, key: bytes):
+        """The (fixed) frame of the leaf that holds or would hold ``key``."""
+        while self.try_seek(key) != DONE:
+            self.db.pager.fetch(self.miss_page, self.name)
+        return self.db.pager.fix_cached(self.leaf_frame.page_no)
+
+    def scan_step(self, key: bytes, exclusive: bool, hi: bytes | None, next_page: int | None):
+        """One leaf's worth of a range scan: (records, resume).
+
+        Records are those with key >= ``key`` (> if ``exclusive``) and < ``hi``, from the leaf holding ``key``,
+        or from leaf ``next_page`` if given (following the leaf link). ``resume`` is None when the range is
+        exhausted, else (last key returned, the next leaf's page number) to continue from.
+        """
+        if next_page is None:
+            frame = self.leaf_for(key)
+        else:
+            frame = self.db.pager.fetch(next_page, self.name)
+        page = pg.Page(frame.buf)
+        if page.type != pg.INDEX_PAGE or page.index_id != self.index_id or not page.is_leaf:
+            raise CorruptionError(f"index {self.name!r}: leaf link leads to page {frame.page_no}, "
+                                  f"which is not a leaf of this index")
+        pos, found = page.search(key)
+        if exclusive and found:
+            pos += 1
+        records = page.records(pos)
+        if hi is not None and records and records[-1][0] >= hi:
+            records = [r for r in records if r[0] < hi]
+            return records, None
+        if page.next == pg.NIL_PAGE:
+            return records, None
+        last = records[-1][0] if records else key
+        return records, (last, page.next)
+
+    def items(self, lo: bytes | None, hi: bytes | None) -> list[tuple[bytes, bytes]]:
+        """Every (key, value) with lo <= key < hi, inside the current operation (no other change meanwhile)."""
+        out = []
+        key, exclusive, nxt = lo or b"", False, None
+        while True:
+            records, resume = self.scan_step(key, exclusive, hi, nxt)
+            out.extend(records)
+            if resume is None:
+                return out
+            (key, nxt), exclusive = resume, True
+
+    # -- writes ---------------------------------------------------------------------------------------------------
+    def put(self, key: bytes, value: bytes) -> None:
+        """Insert or replace ``key`` (within the open mtr)."""
+        mtr = self.db.current_mtr()
+        while True:
+            r = self.try_put(key, value, mtr)
+            if r == DONE:
+                return
+            if r == MISS:
+                if (self.buffered and self.miss_level == 0
+                        and self.db.change_buffer.buffer(self, self.miss_page, key, value)):
+                    return
+                self.db.pager.fetch(self.miss_page, self.name)
+                continue
+            return self._insert_split(key, value)
+
+    def delete(self, key: bytes) -> None:
+        """Remove ``key`` if present (within the open mtr)."""
+        mtr = self.db.current_mtr()
+        while True:
+            r = self.try_delete(key, mtr)
+            if r == DONE:
+                return
+            if r == MISS:
+                if (self.buffered and self.miss_level == 0
+                        and self.db.change_buffer.buffer(self, self.miss_page, key, None)):
+                    return
+                self.db.pager.fetch(self.miss_page, self.name)
+                continue
+            return self._delete_merge(key)
+
+    def _fix_path(self):
+        """Frames and followed slots of the last descent (all in the pool), fixed."""
+        path = self.path()
+        return [self.db.pager.fix_cached(no) for no, _ in path], [slot for _, slot in path]
+
+    # -- splits ---------------------------------------------------------------------------------------------------
+    def _insert_split(self, key: bytes, value: bytes) -> None:
+        frames, slots = self._fix_path()
+        self._insert(frames, len(frames) - 1, key, value)
+
+    def _insert(self, frames, d: int, key: bytes, value: bytes) -> None:
+        """Insert into the page ``frames[d]`` of the path, splitting it (and maybe its ancestors) if full."""
+        db = self.db
+        mtr = db.current_mtr()
+        frame = frames[d]
+        if mtr.put(frame, key, value, self.fill_limit) != pg.FULL:
+            return
+        page = pg.Page(frame.buf)
+        pos, found = page.search(key)
+        ascending = not found and pos == page.nrecs and bool(page.flags & pg.LAST_AT_END)
+        sizes = page.record_sizes()
+        size = pg.RECORD_OVERHEAD + len(key) + len(value)
+        if found:
+            sizes[pos] = size
+        else:
+            sizes.insert(pos, size)
+        k = self._choose_split(sizes, pos, ascending, page.is_leaf)
+
+        def merged_key(i: int) -> bytes:  # key of record i of the page with the new record in place
+            return key if i == pos else page.key(i - 1 if not found and i > pos else i)
+
+        if page.is_leaf:
+            policy = db.split_policy
+            left_last, right_first = merged_key(k - 1), merged_key(k)
+            sep = check_separator(policy, policy.separator(left_last, right_first), left_last, right_first,
+                                  db.max_key)
+        else:
+            sep = merged_key(k)  # the first key of the right page moves up; the page keeps minus infinity
+        # Old records [0, keep) stay left and [keep, n) go right; the new record joins its side.
+        keep = k - 1 if not found and pos < k else k
+        db.counters["splits"] += 1
+        if d == 0:
+            return self._split_root(frame, page, keep, pos < k, sep, key, value)
+        new = db.fsp.alloc()
+        old_next = page.next
+        self._fill_right(new, frame, page, keep, pos >= k, sep, key, value, frame.page_no, old_next)
+        self._fill_left(frame, keep, pos < k, key, value)
+        mtr.set_u32(frame, pg.NEXT_OFFSET, new.page_no)
+        if old_next != pg.NIL_PAGE:
+            mtr.set_u32(db.pager.fetch(old_next, self.name), pg.PREV_OFFSET, new.page_no)
+        self._insert(frames, d - 1, sep, child_value(new.page_no))
+
+    def _fill_right(self, right, src, page, keep: int, new_here: bool, sep: bytes, key: bytes, value: bytes,
+                    prev: int, nxt: int) -> None:
+        """The right page of a split: records keep.. of ``src``, plus the new record if it goes right. An
+        internal right page stores its first record with an empty key (minus infinity); ``sep`` went up."""
+        mtr = self.db.current_mtr()
+        mtr.init_copy(right, pg.INDEX_PAGE, page.level, self.index_id, prev, nxt, 0, src, keep)
+        if not page.is_leaf:
+            if new_here and key == sep:
+                key = b""  # the new record itself is the first of the right page
+            else:
+                first = pg.Page(right.buf)
+                child = first.value(0)
+                mtr.delete(right, first.key(0))
+                mtr.put(right, b"", child, self.db.page_size)
+        if new_here:
+            mtr.put(right, key, value, self.db.page_size)
+
+    def _fill_left(self, left, keep: int, new_here: bool, key: bytes, value: bytes) -> None:
+        """The left page of a split: its first ``keep`` records, plus the new record if it stays left."""
+        mtr = self.db.current_mtr()
+        mtr.cut(left, keep, 0)
+        if new_here:
+            mtr.put(left, key, value, self.db.page_size)
+
+    def _split_root(self, root, page, keep: int, new_left: bool, sep: bytes, key: bytes, value: bytes) -> None:
+        """The root overflowed: its records go to two new pages and it becomes their parent, one level up."""
+        db = self.db
+        mtr = db.current_mtr()
+        lf = db.fsp.alloc()
+        rf = db.fsp.alloc()
+        mtr.init_copy(lf, pg.INDEX_PAGE, page.level, self.index_id, pg.NIL_PAGE, rf.page_no, 0, root, 0)
+        self._fill_left(lf, keep, new_left, key, value)
+        self._fill_right(rf, root, page, keep, not new_left, sep, key, value, lf.page_no, pg.NIL_PAGE)
+        flags = pg.Page(rf.buf).flags
+        mtr.init(root, pg.INDEX_PAGE, page.level + 1, self.index_id, pg.NIL_PAGE, pg.NIL_PAGE, flags,
+                 [(b"", child_value(lf.page_no)), (sep, child_value(rf.page_no))])
+        db.counters["root_splits"] += 1
+
+    def _choose_split(self, sizes, pos: int, ascending: bool, leaf: bool) -> int:
+        """Records that stay left, from the split policy (the plug-in for leaves), checked."""
+        capacity = self.db.page_size - pg.HEADER_BYTES
+        policy = self.db.split_policy if leaf else DEFAULT_POLICY
+        k = policy.choose_split(sizes, pos, capacity, self.db.fill_factor, ascending)
+        return check_split(policy, k, sizes, capacity)
+
+    # -- merges ---------------------------------------------------------------------------------------------------
+    def _delete_merge(self, key: bytes) -> None:
+        frames, slots = self._fix_path()
+        self.db.current_mtr().delete(frames[-1], key)
+        self._rebalance(frames, slots, len(frames) - 1)
+
+    def _rebalance(self, frames, slots, d: int) -> None:
+        """After a delete from ``frames[d]``: merge it with a sibling if it is below the merge threshold."""
+        db = self.db
+        mtr = db.current_mtr()
+        frame = frames[d]
+        if d == 0:
+            return self._lift_root(frame)
+        if pg.Page(frame.buf).used >= self.merge_limit:
+            return
+        parent = frames[d - 1]
+        pp = pg.Page(parent.buf)
+        slot = slots[d - 1]
+        merged = False
+        if slot > 0:
+            left = db.pager.fetch(pp.child(slot - 1), self.name)
+            sep = pp.key(slot)
+            if self._merge_pages(left, frame, sep):
+                mtr.delete(parent, sep)
+                merged = True
+        if not merged and slot + 1 < pp.nrecs:
+            right = db.pager.fetch(pp.child(slot + 1), self.name)
+            sep = pp.key(slot + 1)
+            if self._merge_pages(frame, right, sep):
+                mtr.delete(parent, sep)
+                merged = True
+        if merged:
+            self._rebalance(frames, slots, d - 1)
+
+    def _merge_pages(self, left, right, sep: bytes) -> bool:
+        """Move every record of ``right`` into ``left`` (its left sibling) and free ``right``, if they fit."""
+        db = self.db
+        mtr = db.current_mtr()
+        lp, rp = pg.Page(left.buf), pg.Page(right.buf)
+        records = rp.records()
+        if not rp.is_leaf and records:
+            records[0] = (sep, records[0][1])  # the separator from the parent becomes a real key again
+        need = lp.used + sum(pg.RECORD_OVERHEAD + len(k) + len(v) for k, v in records)
+        if need > self.fill_limit:
+            return False
+        for k, v in records:
+            mtr.put(left, k, v, db.page_size)
+        nxt = rp.next
+        mtr.set_u32(left, pg.NEXT_OFFSET, nxt)
+        if nxt != pg.NIL_PAGE:
+            mtr.set_u32(db.pager.fetch(nxt, self.name), pg.PREV_OFFSET, left.page_no)
+        db.fsp.free(right)
+        db.counters["merges"] += 1
+        return True
+
+    def _lift_root(self, root) -> None:
+        """While the root is an internal page with one child, it takes the child's records (one level less)."""
+        db = self.db
+        mtr = db.current_mtr()
+        while True:
+            rp = pg.Page(root.buf)
+            if rp.is_leaf or rp.nrecs != 1:
+                return
+            child = db.pager.fetch(rp.child(0), self.name)
+            cp = pg.Page(child.buf)
+            mtr.init(root, pg.INDEX_PAGE, cp.level, self.index_id, pg.NIL_PAGE, pg.NIL_PAGE, cp.flags, cp.records())
+            db.fsp.free(child)
+            db.counters["root_lifts"] += 1
