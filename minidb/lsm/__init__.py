@@ -1,0 +1,36 @@
+"""The LSM engine (RocksDB/MyRocks-like), on minidb's counted storage layer.
+
+Open one with ``open_lsm(device, **options)``; it implements ``minidb.kv.Engine``. The pieces, one per module,
+from the bottom up:
+
+* formats: ``dbformat`` (internal keys), ``block_builder``/``block`` (blocks with restart points),
+  ``table_builder``/``table`` (SST files, FORMAT.md), ``format`` (handles, trailers, footer), ``bloom``/
+  ``filter_policy`` (filters), ``compression``, ``log_format``/``log_writer``/``log_reader`` (the WAL and MANIFEST
+  record framing), ``write_batch`` (WAL payloads), ``version_edit`` (MANIFEST records);
+* memory: ``memtable`` (sorted in-memory table), ``block_cache`` (LRU of blocks);
+* iteration: ``iterator`` (merging), ``two_level_iter`` (a table), ``level_iter`` (a level), ``db_iter`` (scans);
+* durability: ``wal``, ``version_set`` (MANIFEST and CURRENT), ``recovery``;
+* shape: ``version``, ``level_sizing``, ``compaction``, ``compaction_picker`` (leveled), ``universal_picker``,
+  ``compaction_iter`` (the merge loop), ``jobs``, ``stalls``, ``background``;
+* reporting: ``compaction_stats`` (RocksDB's "Compaction Stats" table);
+* clients: ``engine`` (LSMEngine), ``transaction`` (memory accounting, commit in the middle).
+"""
+
+from __future__ import annotations
+
+from .bloom import BloomFilterPolicy
+from .engine import LSMEngine
+from .options import CFOptions, DBOptions, parse_options
+from .transaction import Transaction
+
+
+def open_lsm(device, **options) -> LSMEngine:
+    """Open (creating or recovering) the LSM database on ``device``; see options.py for every option.
+
+    A wrong option name or value raises ValueError naming it.
+    """
+    db, cfs = parse_options(options)
+    return LSMEngine(device, db, cfs)
+
+
+__all__ = ["BloomFilterPolicy", "CFOptions", "DBOptions", "LSMEngine", "Transaction", "open_lsm"]

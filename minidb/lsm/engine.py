@@ -1,0 +1,475 @@
+"""LSMEngine: the RocksDB-like engine behind ``minidb.kv.Engine`` (see the package docstring for the tour).
+
+Write path: a write batch is encoded once (write_batch.pyx), appended to the WAL as one record (synced per
+``wal_sync``), then inserted into the memtables of its column families. Nothing is read: a secondary index entry
+is a blind put, which is why an LSM's insert cost does not depend on how much of the data is cached (seed 000).
+
+Read path: a point lookup asks the memtables (newest first), then every L0 file whose key range holds the key
+(newest first), then at most one file per deeper level, each behind its bloom filter. A scan merges all of them.
+
+Keyspaces are mapped to column families (``keyspace_cf``); inside a family each key is prefixed with its keyspace's
+4-byte id, as MyRocks prefixes every key with its index id, so one family holds many indexes in one key order.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from minidb.errors import ReadOnlyError
+from minidb.kv import Engine, WriteBatch, check_key
+from minidb.sim import Clock
+
+from .background import BackgroundMixin
+from .block_cache import BlockCache
+from .compaction_picker import manual_steps
+from .db_iter import user_entries
+from .dbformat import seek_key
+from .iterator import MergingIterator
+from .level_iter import LevelIter
+from .options import CFOptions, DBOptions
+from .recovery import RecoveryMixin
+from .table import TableReader
+from .table_outputs import sst_name
+from .universal_picker import manual_universal
+from .version_edit import VersionEdit
+from .write_batch import apply_batch, encode_batch
+
+# CPU work the engine counts, under the unit names of minidb.sim.cpu's cost model.
+WORK_UNITS = ("key_compares", "page_visits", "lz4_compress_bytes", "lz4_decompress_bytes", "zstd_compress_bytes",
+              "zstd_decompress_bytes")
+
+COUNTERS = WORK_UNITS + (
+    "writes", "puts", "deletes", "user_bytes", "gets", "scans", "get_tables_probed", "blocks_accessed",
+    "blocks_read", "bloom_checked", "bloom_useful", "bloom_positive", "bloom_true_positive", "bloom_false_positive",
+    "flushes", "compactions", "trivial_moves", "background_errors", "stall_writes_stopped",
+    "stall_writes_slowed", "stall_seconds", "stall_stop_memtable", "stall_stop_level0", "stall_stop_pending-bytes",
+    "stall_slowdown_level0", "stall_slowdown_pending-bytes", "lost_acked_writes", "lost_acked_batches",
+    "commit_peak_bytes", "keyspaces_created",
+)
+
+
+class LSMEngine(RecoveryMixin, BackgroundMixin, Engine):
+    """A RocksDB-like LSM engine on a counted device. Open it with ``minidb.lsm.open_lsm``."""
+
+    def __init__(self, device, db: DBOptions, cf_options: dict[str, CFOptions]) -> None:
+        self.device = device  # where every file lives; all IO is counted in device.stats
+        self.db = db  # database options
+        self.cf_options = cf_options  # options per column family name
+        self.clock = db.clock if db.clock is not None else Clock()  # simulated time of jobs and stalls
+        self.cache = BlockCache(db.block_cache_bytes)  # shared LRU block cache
+        self.counters: Counter = Counter({name: 0 for name in COUNTERS})  # engine counters (IO is in device.stats)
+        self.cfs: dict = {}  # column family id -> ColumnFamily
+        self._memtables: list = []  # active memtable per column family id (write_batch.apply_batch's view)
+        self._ks_table: dict[str, tuple[int, bytes]] = {}  # keyspace -> (column family id, 4-byte key prefix)
+        self._tables: dict[int, TableReader] = {}  # open SSTs by file number (max_open_files = -1)
+        self._jobs: list = []  # background jobs computed but not yet installed
+        self._needs_schedule = True  # something changed that may call for a job
+        self._bg_error: str | None = None  # the background error that made the engine read-only
+        self._manual = False  # a compact_range is running: no automatic compaction starts meanwhile
+        self._file_refs: Counter = Counter()  # SST number -> scans reading it
+        self._obsolete: set[int] = set()  # compacted SSTs to delete when their last scan ends
+        self.last_commit_memory = 0  # bytes held at the peak of the last commit: the batch plus its memtable copy
+        self.closed = False  # True after close()
+        self._open()
+        self._wal_numbers = [self.wal.number]  # WAL files on the device, oldest first
+        self._run_background()
+
+    # -- keyspaces ----------------------------------------------------------------------------------------------
+    def keyspaces(self) -> list[str]:
+        """Names of the keyspaces that exist, sorted."""
+        return sorted(self._ks_table)
+
+    def create_keyspace(self, name: str, *, unique: bool = True) -> None:
+        """Create keyspace ``name`` in its column family (``keyspace_cf``); no-op if it exists.
+
+        ``unique`` is recorded for the table layer, which reads before writing a unique index entry; the engine
+        itself treats every put as blind.
+        """
+        self._check_writable()
+        if name not in self._ks_table:
+            self._new_keyspace(name, unique)
+
+    def is_unique(self, keyspace: str) -> bool:
+        """The ``unique`` flag ``keyspace`` was created with (recorded in the MANIFEST); ValueError if unknown."""
+        if keyspace not in self.vs.keyspaces:
+            raise ValueError(f"unknown keyspace {keyspace!r}; known: {self.keyspaces()}")
+        return self.vs.keyspaces[keyspace][2]
+
+    def _new_keyspace(self, name: str, unique: bool) -> None:
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"a keyspace name must be a non-empty str, got {name!r}")
+        cf_name = (self.db.keyspace_cf or {}).get(name, "default")
+        cf = next(c for c in self.cfs.values() if c.name == cf_name)
+        ks_id = max((v[0] for v in self.vs.keyspaces.values()), default=0) + 1
+        with self.device.stats.cause("foreground"):
+            self.vs.log_and_apply(VersionEdit(keyspaces=[(ks_id, name, cf.id, unique)]), self.last_sequence,
+                                  self._num_levels)
+        self._ks_table[name] = (cf.id, ks_id.to_bytes(4, "big"))
+        self.counters["keyspaces_created"] += 1
+
+    # -- writes -------------------------------------------------------------------------------------------------
+    def put(self, keyspace: str, key: bytes, value: bytes) -> None:
+        """Set ``key`` to ``value`` in ``keyspace`` (a batch of one)."""
+        batch = WriteBatch()
+        batch.put(keyspace, key, value)
+        self.write(batch)
+
+    def delete(self, keyspace: str, key: bytes) -> None:
+        """Remove ``key`` from ``keyspace`` (a tombstone; no error if absent)."""
+        batch = WriteBatch()
+        batch.delete(keyspace, key)
+        self.write(batch)
+
+    def write(self, batch: WriteBatch) -> None:
+        """Apply ``batch`` atomically: one WAL record, then the memtables.
+
+        Raises OSError if the WAL write fails (the batch is not applied) and ReadOnlyError after a background
+        error. With ``reproduce_2018_disk_full_bug`` both are swallowed and the batch is silently dropped, as MyRocks
+        did before its fix: the client believes it was written (counted in ``lost_acked_writes``).
+        """
+        self._check_open()
+        if not batch.ops:
+            return
+        try:
+            self._write(batch)
+        except (OSError, ReadOnlyError) as exc:
+            if not self.db.reproduce_2018_disk_full_bug:
+                raise
+            # The 2018 bug: MyRocks ignored the error status RocksDB returned and reported success.
+            if not getattr(exc, "record_kept", False):  # (a kept record was applied after all: not lost)
+                self.counters["lost_acked_writes"] += len(batch.ops)
+                self.counters["lost_acked_batches"] += 1
+
+    def _write(self, batch: WriteBatch) -> None:
+        if self._bg_error is not None:
+            raise self._read_only_error()
+        self._make_room(batch.nbytes)
+        first = self.last_sequence + 1
+        last = first + len(batch.ops) - 1
+        while True:
+            try:
+                payload = encode_batch(batch.ops, self._ks_table, first, self.wal.synced_seq)
+                break
+            except KeyError as exc:
+                self._new_keyspace(exc.args[0], True)
+        with self.device.stats.cause("foreground"):
+            try:
+                self.wal.append(payload, last)
+            except OSError as exc:
+                if getattr(exc, "record_kept", False):
+                    self._apply(payload, batch)
+                    self.last_sequence = last
+                raise
+        self._apply(payload, batch)
+        self.last_sequence = last
+        self._run_background()
+
+    def _apply(self, payload: bytes, batch: WriteBatch) -> None:
+        before = sum(m.nbytes for m in self._memtables if m is not None)
+        _, deletes, key_bytes, value_bytes = apply_batch(payload, self._memtables)
+        copied = sum(m.nbytes for m in self._memtables if m is not None) - before
+        # Seed 000: a commit copies the batch into the memtable, so for a moment both are in memory.
+        self.last_commit_memory = batch.nbytes + copied
+        c = self.counters
+        c["commit_peak_bytes"] = max(c["commit_peak_bytes"], self.last_commit_memory)
+        c["writes"] += 1
+        c["deletes"] += deletes
+        c["puts"] += len(batch.ops) - deletes
+        # What the client wrote: its keys (without the 4-byte keyspace prefix) and values.
+        c["user_bytes"] += key_bytes - 4 * len(batch.ops) + value_bytes
+
+    # -- reads --------------------------------------------------------------------------------------------------
+    def get(self, keyspace: str, key: bytes) -> bytes | None:
+        """The value of ``key`` in ``keyspace``, or None."""
+        self._check_open()
+        check_key(key)
+        self.counters["gets"] += 1
+        ks = self._ks_table.get(keyspace)
+        if ks is None:
+            return None
+        cf = self.cfs[ks[0]]
+        ukey = ks[1] + bytes(key)
+        found, value = cf.mem.get(ukey)
+        if found:
+            return value
+        for sealed in reversed(cf.imm):
+            found, value = sealed.mem.get(ukey)
+            if found:
+                return value
+        with self.device.stats.cause("foreground"):
+            v = cf.version
+            target = seek_key(ukey)
+            for f in v.levels[0]:
+                if f.smallest_user <= ukey <= f.largest_user:
+                    found, value = self._probe(cf, f, ukey, target)
+                    if found:
+                        return value
+            for level in range(1, v.num_levels):
+                f = v.file_for_key(level, ukey)
+                if f is not None:
+                    found, value = self._probe(cf, f, ukey, target)
+                    if found:
+                        return value
+        return None
+
+    def _probe(self, cf, f, ukey: bytes, target: bytes):
+        """Look ``ukey`` up in one SST: filter first, then one data block. Returns (found, value)."""
+        c = self.counters
+        c["get_tables_probed"] += 1
+        reader = self.table(cf, f)
+        may = reader.may_contain(ukey)
+        if may is not None:
+            c["bloom_checked"] += 1
+            if not may:
+                c["bloom_useful"] += 1
+                return False, None
+            c["bloom_positive"] += 1
+        hit = reader.seek(target, c)
+        if hit is not None and hit[0][:-8] == ukey:
+            if may:
+                c["bloom_true_positive"] += 1
+            return True, (None if hit[0][-1] == 0 else hit[1])
+        if may:
+            c["bloom_false_positive"] += 1
+        return False, None
+
+    def scan(self, keyspace: str, lo: bytes | None = None, hi: bytes | None = None):
+        """(key, value) pairs of ``keyspace`` with ``lo <= key < hi`` in key order (None: unbounded)."""
+        self._check_open()
+        self.counters["scans"] += 1
+        ks = self._ks_table.get(keyspace)
+        if ks is None:
+            return iter(())
+        cf = self.cfs[ks[0]]
+        prefix = ks[1]
+        start = prefix + (bytes(lo) if lo is not None else b"")
+        end = prefix + bytes(hi) if hi is not None else _next_prefix(prefix)
+        children = [cf.mem.iterator()] + [s.mem.iterator() for s in reversed(cf.imm)]
+        files = []
+        v = cf.version
+        for f in v.levels[0]:
+            if f.largest_user >= start and f.smallest_user < end:
+                files.append(f)
+                children.append(self.table(cf, f).iterator())
+        for level in range(1, v.num_levels):
+            lf = [f for f in v.levels[level] if f.largest_user >= start and f.smallest_user < end]
+            if lf:
+                files += lf
+                children.append(LevelIter([f.largest for f in lf], self._scan_opener(cf, lf)))
+        return self._scan(MergingIterator(children), seek_key(start), end, [f.number for f in files])
+
+    def _scan(self, merged, start: bytes, end: bytes, numbers: list[int]):
+        self._file_refs.update(numbers)
+        done = 0  # comparisons already counted
+        try:
+            inner = user_entries(merged, start, end, 4)
+            while True:
+                with self.device.stats.cause("foreground"):
+                    item = next(inner, None)
+                self.counters["key_compares"] += merged.compares - done
+                done = merged.compares
+                if item is None:
+                    return
+                yield item
+        finally:
+            self._file_refs.subtract(numbers)
+            for n in numbers:
+                if self._file_refs[n] <= 0:
+                    del self._file_refs[n]
+                    if n in self._obsolete:
+                        self._obsolete.discard(n)
+                        if not self.closed:
+                            self._obsolete_file(n)
+
+    def _scan_opener(self, cf, files):
+        def open_file(i: int):
+            """A cached iterator over the i-th file of the level."""
+            return self.table(cf, files[i]).iterator()
+        return open_file
+
+    def table(self, cf, f) -> TableReader:
+        """The open reader of SST ``f`` of ``cf`` (opened on first use, by whoever needs it)."""
+        reader = self._tables.get(f.number)
+        if reader is None:
+            reader = TableReader(self.device, sst_name(f.number), f.number, f.size, cache=self.cache,
+                                 policy=cf.policy, cache_meta=cf.options.cache_index_and_filter_blocks,
+                                 work=self.counters)
+            self._tables[f.number] = reader
+        return reader
+
+    # -- maintenance ----------------------------------------------------------------------------------------------
+    def flush(self) -> None:
+        """Seal every non-empty memtable and wait (in simulated time) until all are written to L0."""
+        self._check_writable()
+        self._flush_all()
+
+    def _flush_all(self) -> None:
+        full = [cf for cf in self.cfs.values() if cf.mem.entries]
+        if full:
+            self._seal(full)
+        self._wait_for(lambda: not any(cf.imm for cf in self.cfs.values()))
+
+    def compact_range(self, begin: bytes | None = None, end: bytes | None = None, *, keyspace: str | None = None,
+                      cf: str | None = None) -> None:
+        """Compact the keys in ``[begin, end]`` down to the last level (RocksDB's CompactRange).
+
+        With ``keyspace`` the range is within that keyspace (and its column family); with ``cf`` (a name) it is a
+        range of that family's keys; with neither, every family is compacted whole. Memtables are flushed first;
+        every step rewrites its files, so tombstones that reach the bottom are dropped.
+        """
+        self._check_writable()
+        if keyspace is not None:
+            ks = self._ks_table.get(keyspace)
+            if ks is None:
+                return
+            families = [self.cfs[ks[0]]]
+            lo = ks[1] + (bytes(begin) if begin is not None else b"")
+            # Keys are never empty, so the next keyspace's bare prefix is above every key of this one.
+            hi = ks[1] + bytes(end) if end is not None else _next_prefix(ks[1])
+        else:
+            if cf is not None:
+                families = [c for c in self.cfs.values() if c.name == cf]
+                if not families:
+                    raise ValueError(f"unknown column family {cf!r}; known: {self.column_families()}")
+            else:
+                families = list(self.cfs.values())
+            lo, hi = begin, end
+        self._flush_all()
+        self._manual = True
+        try:
+            self._wait_for(lambda: not self._jobs)
+            for family in families:
+                while True:
+                    if family.options.compaction == "universal":
+                        c = manual_universal(family.id, family.version, family.options)
+                    else:
+                        c = manual_steps(family.id, family.version, family.options, lo, hi)
+                    if c is None:
+                        break
+                    self._start_compaction(family, c)
+                    self._wait_for(lambda: not self._jobs)
+        finally:
+            self._manual = False
+            self._needs_schedule = True
+
+    def resume(self) -> None:
+        """Leave the read-only state of a background error by retrying the failed work; ReadOnlyError if it fails
+        again (e.g. the disk is still full). A no-op when there is no background error."""
+        self._check_open()
+        if self._bg_error is None:
+            return
+        self._bg_error = None
+        self._needs_schedule = True
+        self._run_background()
+        if self._bg_error is not None:
+            raise self._read_only_error()
+
+    def close(self) -> None:
+        """Flush the memtables, finish background jobs, sync the WAL and release every file.
+
+        After a background error the memtables cannot be flushed; their contents stay in the (synced) WAL and the
+        next open recovers them.
+        """
+        if self.closed:
+            return
+        try:
+            if self._bg_error is None:
+                try:
+                    self._flush_all()
+                    self._wait_for(lambda: not self._jobs)
+                except (OSError, ReadOnlyError):
+                    pass  # the data stays in the WAL, synced below
+            with self.device.stats.cause("foreground"):
+                self.wal.sync(self.last_sequence)
+        finally:
+            self.closed = True
+            self.wal.close()
+            self.vs.close()
+            for reader in self._tables.values():
+                reader.close()
+            self._tables.clear()
+
+    def transaction(self, **kwargs):
+        """A Transaction on this engine (see transaction.py for ``max_bytes`` and ``commit_in_the_middle``)."""
+        from .transaction import Transaction
+
+        return Transaction(self, **kwargs)
+
+    # -- statistics -------------------------------------------------------------------------------------------------
+    def work(self) -> dict[str, int]:
+        """Cumulative CPU work counts by the units of ``minidb.sim.cpu`` (key_compares, page_visits, bytes through
+        each codec), for the simulator to charge; background jobs declare theirs to the clock as they start."""
+        out = {unit: self.counters[unit] for unit in WORK_UNITS}
+        out["key_compares"] += sum(cf.mem.compares + sum(s.mem.compares for s in cf.imm) for cf in self.cfs.values())
+        return out
+
+    def column_families(self) -> list[str]:
+        """Names of the column families, by id."""
+        return [cf.name for _, cf in sorted(self.cfs.items())]
+
+    def column_family(self, name: str):
+        """The ColumnFamily named ``name`` (its options, memtables, version and stats); ValueError if unknown."""
+        for cf in self.cfs.values():
+            if cf.name == name:
+                return cf
+        raise ValueError(f"unknown column family {name!r}; known: {self.column_families()}")
+
+    def compaction_stats(self, cf: str = "default", unit: str = "GB"):
+        """RocksDB's "Compaction Stats" of column family ``cf`` as a pandas DataFrame (sizes in ``unit``)."""
+        family = self.column_family(cf)
+        return family.stats.frame(family.version, self._display_scores(family), unit)
+
+    def compaction_stats_text(self, cf: str = "default", unit: str = "GB") -> str:
+        """RocksDB's "Compaction Stats" of column family ``cf``, as RocksDB prints it."""
+        family = self.column_family(cf)
+        return family.stats.text(family.name, family.version, self._display_scores(family), unit)
+
+    @staticmethod
+    def _display_scores(cf) -> list[float]:
+        scores = cf.scores()
+        return scores + [0.0] * (cf.version.num_levels - len(scores))
+
+    def stats(self) -> dict:
+        """Engine counters as a flat dict; IO itself is in ``device.stats`` (some figures here derive from it)."""
+        c = dict(self.counters)
+        c.update(self.work())
+        gets = c["gets"] or 1
+        c.update(self.cache.counters())
+        c["blocks_read_per_get"] = c["blocks_read"] / gets
+        c["blocks_accessed_per_get"] = c["blocks_accessed"] / gets
+        c["tables_probed_per_get"] = c["get_tables_probed"] / gets
+        c["bloom_false_positive_rate"] = (c["bloom_false_positive"] / (c["bloom_useful"] + c["bloom_false_positive"])
+                                          if c["bloom_useful"] + c["bloom_false_positive"] else 0.0)
+        c["memtable_bytes"] = sum(cf.memory_bytes() for cf in self.cfs.values())
+        c["immutable_memtables"] = sum(len(cf.imm) for cf in self.cfs.values())
+        c["l0_files"] = sum(len(cf.version.levels[0]) for cf in self.cfs.values())
+        c["sst_files"] = sum(cf.version.num_files() for cf in self.cfs.values())
+        c["sst_bytes"] = sum(cf.version.total_bytes() for cf in self.cfs.values())
+        c["pending_compaction_bytes"] = sum(cf.pending_compaction_bytes() for cf in self.cfs.values())
+        c["jobs_in_flight"] = len(self._jobs)
+        c["read_only"] = self._bg_error is not None
+        c["background_error"] = self._bg_error
+        c["last_sequence"] = self.last_sequence
+        wal = self.device.stats.total(kind="wal")
+        c["wal_bytes_written"] = wal.write_bytes
+        c["wal_syncs"] = wal.syncs
+        return c
+
+    # -- guards -----------------------------------------------------------------------------------------------------
+    def _check_open(self) -> None:
+        if self.closed:
+            raise ValueError("the LSM engine is closed")
+
+    def _check_writable(self) -> None:
+        self._check_open()
+        if self._bg_error is not None:
+            raise self._read_only_error()
+
+    def __repr__(self) -> str:
+        return (f"<LSMEngine cfs={self.column_families()} keyspaces={len(self._ks_table)} "
+                f"files={sum(cf.version.num_files() for cf in self.cfs.values())}>")
+
+
+def _next_prefix(prefix: bytes) -> bytes:
+    """The 4-byte prefix of the next keyspace id: every key of keyspace ``prefix`` sorts below it."""
+    return (int.from_bytes(prefix, "big") + 1).to_bytes(4, "big")

@@ -1,0 +1,188 @@
+"""TableReader: an open SST (LevelDB's table/table.cc), for point lookups and iteration.
+
+Opening a table reads its footer, its metaindex block (which locates the properties and the filter), and its
+properties. Its index block and filter are then either *pinned* (read once and kept by the reader, RocksDB's
+default) or read through the block cache whenever needed (``cache_index_and_filter_blocks``), where they compete
+with data blocks and can be evicted.
+
+A point lookup (``get``) asks the filter first: if it says the key is absent, the table costs no data block read
+("bloom useful"). Otherwise the index block gives the one data block that may hold the key, read through the block
+cache. The filter is trusted only if it was built by a policy of the same name as the reader's: the metaindex names
+it ``filter.<policy name>``, so a reader with another policy simply finds no filter, as in LevelDB.
+
+Iterators for compaction read the file sequentially through a readahead buffer (RocksDB's
+``compaction_readahead_size``, 2 MiB) and bypass the cache; iterators for scans go through the cache.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from minidb.errors import CorruptionError
+
+from . import compression
+from .block import Block
+from .format import BLOCK_TRAILER_SIZE, FOOTER_SIZE, decode_block, decode_footer, decode_handle_bytes
+from .table_builder import FILTER_PREFIX, PROPERTIES_BLOCK
+from .two_level_iter import TableIter
+
+INT_PROPERTIES = ("num.entries", "num.deletions", "raw.key.size", "raw.value.size", "num.data.blocks",
+                  "data.size", "smallest.seqno", "largest.seqno", "level", "filter.size")
+
+
+class TableReader:
+    """An open SST; see the module docstring. ``device`` holds the file, ``number`` names it in the cache."""
+
+    def __init__(self, device, name: str, number: int, size: int, *, cache, policy, cache_meta: bool,
+                 work=None) -> None:
+        self.name = name  # file name on the device
+        self.work = work if work is not None else Counter()  # CPU work counts (page_visits, *_decompress_bytes)
+        self.number = number  # file number: the block cache key's first half
+        self.size = size  # file size in bytes
+        self.cache = cache  # the shared BlockCache
+        self.policy = policy  # the reader's filter policy, or None
+        self.cache_meta = cache_meta  # True: index and filter blocks go through the cache instead of being pinned
+        self.file = device.open(name, kind="sst")  # the device file
+        if size < FOOTER_SIZE:
+            raise CorruptionError(f"file {name} is too short ({size} bytes) to be an SST")
+        (m_off, m_size), (i_off, i_size) = decode_footer(self.file.read(size - FOOTER_SIZE, FOOTER_SIZE),
+                                                          f"{name} offset {size - FOOTER_SIZE}")
+        self.index_handle = (i_off, i_size)  # where the index block is
+        meta = self._read(m_off, m_size, internal_keys=False)
+        handles = {}
+        for key, value in meta.iterator().entries():
+            off, sz, _ = decode_handle_bytes(value, f"{name} metaindex")
+            handles[key] = (off, sz)
+        self.properties = self._read_properties(handles.get(PROPERTIES_BLOCK))  # the table's properties
+        # The filter block is used only if the reader's policy has the name the writer's had.
+        self.filter_handle = None  # where the filter block is, or None when there is no usable filter
+        if policy is not None:
+            self.filter_handle = handles.get(FILTER_PREFIX + policy.name.encode())
+        self._index = None if cache_meta else self._read(i_off, i_size)  # pinned index block
+        self._filter = None  # pinned filter bytes
+        if not cache_meta and self.filter_handle is not None:
+            self._filter = self._read_raw(*self.filter_handle)
+
+    # -- reading blocks ---------------------------------------------------------------------------------------
+    def _read_raw(self, offset: int, size: int) -> bytes:
+        """The raw (checked, decompressed) contents of the block at ``offset`` with stored size ``size``."""
+        stored = self.file.read(offset, size + BLOCK_TRAILER_SIZE)
+        return self.decoded(stored, f"{self.name} offset {offset}")
+
+    def decoded(self, stored: bytes, origin: str) -> bytes:
+        """Check and decompress a block read with its trailer, counting the decompression work."""
+        raw, code = decode_block(stored, origin)
+        if code != compression.NONE:
+            self.work[f"{compression.NAMES[code]}_decompress_bytes"] += len(raw)
+        return raw
+
+    def _read(self, offset: int, size: int, internal_keys: bool = True) -> Block:
+        return Block(self._read_raw(offset, size), f"{self.name} offset {offset}", internal_keys)
+
+    def _read_properties(self, handle) -> dict:
+        if handle is None:
+            return {}
+        props = {}
+        for key, value in self._read(*handle, internal_keys=False).iterator().entries():
+            name = key.decode()
+            props[name] = int(value) if name in INT_PROPERTIES else value
+        if isinstance(props.get("compression"), bytes):
+            props["compression"] = props["compression"].decode()
+        if isinstance(props.get("filter.policy"), bytes):
+            props["filter.policy"] = props["filter.policy"].decode()
+        return props
+
+    def data_block(self, offset: int, size: int, stats: dict | None = None) -> Block:
+        """Data block at ``offset`` through the block cache; counts device reads in ``stats['blocks_read']``."""
+        key = (self.number, offset)
+        self.work["page_visits"] += 1
+        block = self.cache.lookup(key, "data")
+        if block is None:
+            block = self._read(offset, size)
+            self.cache.insert(key, block, len(block))
+            if stats is not None:
+                stats["blocks_read"] += 1
+        return block
+
+    def index_block(self) -> Block:
+        """The index block: pinned, or through the cache."""
+        self.work["page_visits"] += 1
+        if self._index is not None:
+            return self._index
+        key = (self.number, self.index_handle[0])
+        block = self.cache.lookup(key, "index")
+        if block is None:
+            block = self._read(*self.index_handle)
+            self.cache.insert(key, block, len(block))
+        return block
+
+    def filter_data(self) -> bytes | None:
+        """The filter bytes (pinned, or through the cache), or None if the table has no usable filter."""
+        if self.filter_handle is None:
+            return None
+        self.work["page_visits"] += 1
+        if self._filter is not None:
+            return self._filter
+        key = (self.number, self.filter_handle[0])
+        data = self.cache.lookup(key, "filter")
+        if data is None:
+            data = self._read_raw(*self.filter_handle)
+            self.cache.insert(key, data, len(data))
+        return data
+
+    # -- lookups ------------------------------------------------------------------------------------------------
+    def may_contain(self, user_key: bytes) -> bool | None:
+        """The filter's answer for ``user_key``: False (surely absent), True (maybe), None (no filter)."""
+        data = self.filter_data()
+        if data is None:
+            return None
+        return bool(self.policy.key_may_match(user_key, data))
+
+    def seek(self, target: bytes, stats: dict | None = None):
+        """The first (internal key, value) >= ``target`` in this table, or None: reads at most one data block."""
+        it = self.index_block().iterator()
+        hit = it.seek_key(target)
+        self.work["key_compares"] += it.compares
+        if hit is None:
+            return None
+        offset, size, _ = decode_handle_bytes(hit[1], f"{self.name} index")
+        if stats is not None:
+            stats["blocks_accessed"] += 1
+        data = self.data_block(offset, size, stats).iterator()
+        hit = data.seek_key(target)
+        self.work["key_compares"] += data.compares
+        return hit
+
+    def iterator(self, *, for_compaction: bool = False, readahead: int = 2 << 20) -> TableIter:
+        """A TableIter over the table: through the cache, or (``for_compaction``) through a readahead buffer."""
+        if for_compaction:
+            loader = _Readahead(self, readahead).block
+        else:
+            loader = self.data_block
+        return TableIter(self.index_block(), loader, self.name)
+
+    def close(self) -> None:
+        """Release the file handle (the cache may still hold blocks; the engine erases them on deletion)."""
+        self.file.close()
+
+
+class _Readahead:
+    """Serves a compaction's sequential block reads from chunks of ``size`` bytes read ahead of need."""
+
+    def __init__(self, table: TableReader, size: int) -> None:
+        self.table = table  # the table read
+        self.size = max(size, 1)  # bytes read per request
+        self.start = 0  # file offset of buf
+        self.buf = b""  # bytes read ahead
+
+    def block(self, offset: int, size: int) -> Block:
+        """The block at ``offset``: from the buffer, or after reading the next ``size`` bytes ahead."""
+        need = size + BLOCK_TRAILER_SIZE
+        if not (self.start <= offset and offset + need <= self.start + len(self.buf)):
+            n = min(max(self.size, need), self.table.size - offset)
+            self.buf = self.table.file.read(offset, n)
+            self.start = offset
+        rel = offset - self.start
+        origin = f"{self.table.name} offset {offset}"
+        self.table.work["page_visits"] += 1
+        return Block(self.table.decoded(self.buf[rel:rel + need], origin), origin)

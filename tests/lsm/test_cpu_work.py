@@ -1,0 +1,37 @@
+"""CPU work counts, under the units of minidb.sim's cost model: the simulator charges them, and background jobs
+declare theirs to the clock so they are not charged to the client."""
+
+from minidb.sim import Clock, CostModel
+from minidb.storage import preset
+
+from .lsm_helpers import insert_benchmark_batches, open_tiny
+
+
+def test_work_units_are_the_cost_models():
+    db = open_tiny(compression="lz4")
+    for b in insert_benchmark_batches(2000):
+        db.write(b)
+    db.flush()
+    db.get("pk", (5).to_bytes(8, "big"))
+    work = db.work()
+    assert set(work) <= set(CostModel().units)
+    assert work["key_compares"] > 2000 * 4  # every memtable insert compares keys
+    assert work["lz4_compress_bytes"] > 0 and work["page_visits"] > 0
+    assert CostModel().seconds(work) > 0
+    assert all(db.stats()[unit] == n for unit, n in work.items())
+
+
+def test_jobs_declare_their_work_to_the_clock():
+    clock = Clock(preset("slow-ssd"), cost=CostModel())
+    db = open_tiny(clock=clock, compression="zstd", max_bytes_for_level_multiplier=4)
+    for b in insert_benchmark_batches(5000):
+        db.write(b)
+    declared = clock.declared_work
+    assert declared["zstd_compress_bytes"] > 0 and declared["key_compares"] > 0
+    assert declared["zstd_compress_bytes"] == db.work()["zstd_compress_bytes"]  # only jobs compress
+    assert declared["key_compares"] < db.work()["key_compares"]  # memtable inserts are the client's own
+    assert clock.declared_io.write_bytes == (db.device.stats.total(cause="flush").write_bytes
+                                             + db.device.stats.total(cause="compaction").write_bytes
+                                             - db.device.stats.total(kind="manifest", cause="flush").write_bytes
+                                             - db.device.stats.total(kind="manifest", cause="compaction")
+                                             .write_bytes)

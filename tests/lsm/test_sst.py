@@ -1,0 +1,136 @@
+"""SST files: TableBuilder writes them, TableReader reads them back; checksums, compression, filters, properties."""
+
+import random
+
+import pytest
+
+from minidb.errors import CorruptionError
+from minidb.lsm.block_cache import BlockCache
+from minidb.lsm.bloom import BloomFilterPolicy
+from minidb.lsm.dbformat import pack_internal_key, parse_internal_key, seek_key
+from minidb.lsm.format import FOOTER_SIZE
+from minidb.lsm.table import TableReader
+from minidb.lsm.table_builder import TableBuilder
+from minidb.storage import SimDevice
+
+
+def write_table(dev, name, entries, **kw):
+    f = dev.open(name, kind="sst", create=True)
+    b = TableBuilder(f, **kw)
+    for k, v in entries:
+        b.add_entry(k, v)
+    props = b.finish()
+    f.sync()
+    return props
+
+
+def reader(dev, name, policy=None, cache=1 << 20, cache_meta=False):
+    return TableReader(dev, name, 1, dev.size(name), cache=BlockCache(cache), policy=policy, cache_meta=cache_meta)
+
+
+def rows(n, seed=0, compressible=True):
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        v = (b"customer-%d-status-active;" % (i % 50)) * 3 if compressible else rng.randbytes(80)
+        out.append((pack_internal_key(b"key%08d" % i, i + 1, 1), v))
+    return out
+
+
+@pytest.mark.parametrize("codec", ["none", "lz4", "zstd"])
+def test_round_trip(codec):
+    dev = SimDevice()
+    entries = rows(3000)
+    props = write_table(dev, "000001.sst", entries, block_size=2048, compression_name=codec,
+                        policy=BloomFilterPolicy(10), props={"level": 3})
+    r = reader(dev, "000001.sst", BloomFilterPolicy(10))
+    assert r.iterator().entries() == entries
+    assert r.iterator(for_compaction=True, readahead=8192).entries() == entries
+    assert r.properties["num.entries"] == 3000
+    assert r.properties["compression"] == codec
+    assert r.properties["level"] == 3
+    assert r.properties["filter.policy"] == "leveldb.BuiltinBloomFilter2"
+    assert r.properties["smallest.key"] == entries[0][0] and r.properties["largest.key"] == entries[-1][0]
+    assert props["file.size"] == dev.size("000001.sst")
+    for i in (0, 1234, 2999):
+        k = b"key%08d" % i
+        assert r.may_contain(k)
+        hit = r.seek(seek_key(k))
+        assert parse_internal_key(hit[0])[0] == k and hit[1] == entries[i][1]
+    assert r.seek(seek_key(b"zzz")) is None
+
+
+def test_lz4_and_zstd_make_files_smaller_than_none():
+    dev = SimDevice()
+    sizes = {c: write_table(dev, f"{c}.sst", rows(5000), compression_name=c)["file.size"]
+             for c in ("none", "lz4", "zstd")}
+    assert sizes["lz4"] < 0.5 * sizes["none"]
+    assert sizes["zstd"] < sizes["lz4"]
+
+
+def test_incompressible_blocks_are_stored_raw():
+    dev = SimDevice()
+    entries = rows(2000, compressible=False)
+    none = write_table(dev, "a.sst", entries, compression_name="none")["file.size"]
+    lz4 = write_table(dev, "b.sst", entries, compression_name="lz4")["file.size"]
+    assert lz4 <= none + 16  # LZ4 could not save 1/8: blocks fell back to type 0, same size
+    assert reader(dev, "b.sst").iterator().entries() == entries
+
+
+def test_a_filter_of_another_policy_is_ignored():
+    class Named(BloomFilterPolicy):
+        @property
+        def name(self):
+            return "some.other.policy"
+
+    dev = SimDevice()
+    write_table(dev, "t.sst", rows(100), policy=BloomFilterPolicy(10))
+    r = reader(dev, "t.sst", Named(10))
+    assert r.may_contain(b"key00000005") is None  # no usable filter: read the block instead
+    assert r.seek(seek_key(b"key00000005")) is not None
+    assert reader(dev, "t.sst", None).may_contain(b"x") is None
+
+
+def test_index_and_filter_pinned_or_through_the_cache():
+    dev = SimDevice()
+    write_table(dev, "t.sst", rows(2000), block_size=1024, policy=BloomFilterPolicy(10))
+    pinned = reader(dev, "t.sst", BloomFilterPolicy(10))
+    before = dev.stats.total().reads
+    pinned.may_contain(b"key00000001")
+    pinned.index_block()
+    assert dev.stats.total().reads == before  # pinned at open: no read
+    cached = reader(dev, "t.sst", BloomFilterPolicy(10), cache=0, cache_meta=True)
+    before = dev.stats.total().reads
+    cached.may_contain(b"key00000001")
+    cached.index_block()
+    assert dev.stats.total().reads == before + 2  # a cache of 0 bytes keeps nothing: read each time
+
+
+def test_writes_are_buffered_and_compaction_reads_read_ahead():
+    dev = SimDevice()
+    props = write_table(dev, "t.sst", rows(4000), block_size=1024, write_buffer_size=16 << 10)
+    writes = dev.stats.total(kind="sst").writes
+    assert writes <= props["file.size"] // (16 << 10) + 1  # one request per 16 KiB, not one per block
+    r = reader(dev, "t.sst")
+    before = dev.stats.total().reads
+    r.iterator(for_compaction=True, readahead=64 << 10).entries()
+    assert dev.stats.total().reads - before <= props["file.size"] // (64 << 10) + 2
+
+
+def test_corruption_is_reported_with_file_and_offset():
+    dev = SimDevice()
+    write_table(dev, "000009.sst", rows(500), block_size=1024)
+    raw = bytearray(dev.durable_bytes("000009.sst"))
+    raw[100] ^= 0x40  # inside the first data block
+    f = dev.open("000009.sst", kind="sst")
+    f.write(0, bytes(raw))
+    r = reader(dev, "000009.sst")
+    with pytest.raises(CorruptionError, match=r"checksum mismatch in 000009.sst offset 0"):
+        r.iterator().entries()
+    f.write(len(raw) - 1, b"\x00")  # the magic number's last byte
+    with pytest.raises(CorruptionError, match="bad magic number"):
+        reader(dev, "000009.sst")
+    short = dev.open("short.sst", kind="sst", create=True)
+    short.append(b"x" * (FOOTER_SIZE - 1))
+    with pytest.raises(CorruptionError, match="too short"):
+        reader(dev, "short.sst")
