@@ -23,10 +23,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", metavar="NAME",
                         help=f"benchmarks to run (default: all): {', '.join(available())}")
     args = parser.parse_args(argv)
-    unknown = sorted(set(args.names) - set(available()))
-    if unknown:
-        parser.error(f"unknown benchmark {', '.join(unknown)}; known: {', '.join(available())}")
+    chosen = []
     for name in args.names or available():
+        # A name picks the benchmark of that name, or those whose name starts with it and '_' (btree -> btree_load).
+        found = [b for b in available() if b == name or b.startswith(name + "_")]
+        if not found:
+            parser.error(f"unknown benchmark {name!r}; known: {', '.join(available())}")
+        chosen += [b for b in found if b not in chosen]
+    for name in chosen:
         print(f"== {name}")
         importlib.import_module(f"benchmarks.bench_{name}").main(rest)
     return 0

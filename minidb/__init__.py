@@ -4,8 +4,12 @@ The public API is re-exported here; see the book's introduction for a tour.
 """
 
 from . import data
+from .btree import open_btree
 from .errors import CorruptionError, DeviceCrashed, MiniDBError, ReadOnlyError
+from .kv import WriteBatch
+from .lsm import open_lsm
 from .storage import DeviceModel, DirDevice, IOCounts, IOStats, SimDevice
+from .table import Schema, Table
 
 __version__ = "0.1.0"
 
@@ -18,6 +22,11 @@ __all__ = [
     "IOStats",
     "MiniDBError",
     "ReadOnlyError",
+    "Schema",
     "SimDevice",
+    "Table",
+    "WriteBatch",
     "data",
+    "open_btree",
+    "open_lsm",
 ]

@@ -1,0 +1,21 @@
+"""Workloads: the benchmarks of the source posts, seeded and deterministic, run against ``minidb.table`` tables.
+
+Each runner opens an engine (``"lsm"``, ``"btree"`` or an opener callable) on a fresh device, loads its data,
+runs its operations under simulated time and returns a ``WorkloadResult`` with a ``summary`` dict and a per-interval
+``intervals`` DataFrame. The same seed and parameters give the same summary.
+
+* ``insert_benchmark``: iibench, PK-order inserts with 3 secondary indexes (seed 000, finding F1);
+* ``sysbench``: sysbench OLTP point-select, read-write, update-index and insert;
+* ``tpcc``: TPC-C-lite, new-order and payment (seeds 001, 003: sysbench-tpcc);
+* ``linkbench``: Linkbench-lite, links and nodes of a social graph (seed 002).
+
+Each module's docstring says how it maps to the original benchmark and what it leaves out.
+"""
+
+from .driver import Driver, WorkloadResult
+from .insert_benchmark import insert_benchmark
+from .linkbench import linkbench
+from .sysbench import sysbench
+from .tpcc import tpcc
+
+__all__ = ["Driver", "WorkloadResult", "insert_benchmark", "linkbench", "sysbench", "tpcc"]

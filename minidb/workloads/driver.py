@@ -1,0 +1,198 @@
+"""The driver every workload runner uses: open an engine under simulated time, run steps, build the result.
+
+A runner creates a ``Driver``, its tables and its data (the load phase), calls ``start_measuring()``, then runs
+its operations in steps (``with driver.step(ops=n):``), and finally asks for ``result(...)``. Everything a result
+reports comes from the measured phase only, except ``rows`` and ``db_bytes``, which describe the database at the
+end.
+
+The summary's fields, all per operation of the workload (an insert, a transaction, a request):
+
+* ``ops``, ``seconds`` (simulated), ``ops_per_sec``;
+* ``rkb_per_op``, ``wkb_per_op``, ``reads_per_op``, ``writes_per_op``, ``syncs_per_op``: iostat's figures
+  (KB = 1024 bytes), from the device's ``IOStats``, background IO included as iostat would see it;
+* ``foreground_reads_per_op``, ``foreground_rkb_per_op``: reads a client waited for (causes foreground,
+  eviction): an LSM's non-unique index maintenance reads nothing here;
+* ``write_amp``: device bytes written / bytes of keys and values the transactions wrote;
+* ``db_bytes``: bytes the engine's files hold at the end; ``rows``: rows in the tables at the end;
+* ``cache_hit_rate``: the buffer pool's or block cache's hits / lookups in the phase (NaN if the engine does
+  not report them);
+* ``stalls``, ``stalled_seconds``: write stalls; ``cpu_seconds_per_op``; ``bottleneck``: the resource that
+  set the most simulated time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from ..sim.bottleneck import Server
+from ..sim.clock import Clock
+from ..sim.cpu import CostModel
+from ..sim.series import intervals
+from ..sim.simulator import FOREGROUND_CAUSES, Simulator, Step
+from ..storage.iostats import IOCounts, IOStats
+from ..storage.models import DeviceModel, preset
+from ..storage.sim import SimDevice
+from ..table import CommitStats, Schema, Table, Transaction
+from .engines import engine_counters, engine_name, open_engine
+
+TABLE_WORK = ("rows_encoded", "rows_decoded", "keys_encoded", "keys_decoded")  # table counters the CPU model charges
+
+CACHE = ("cache_hits", "cache_misses")  # engine counters of the buffer pool or block cache (engines.COUNTER_PATHS)
+
+
+@dataclass
+class WorkloadResult:
+    """What a workload run measured."""
+
+    workload: str  # which workload ran
+    summary: dict  # the figures of the measured phase (see minidb.workloads.driver)
+    intervals: object  # pandas DataFrame: start, ops, ops_per_sec, stalls, stalled_seconds per interval
+    io: IOStats  # the measured phase's IO, by file kind, cause and tag
+    engine_stats: dict  # engine.stats() at the end of the run
+    params: dict = field(default_factory=dict)  # the run's parameters
+    steps: list[Step] = field(default_factory=list, repr=False)  # the measured steps on the timeline
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (f"<WorkloadResult {self.workload} on {s['engine']}: {s['ops']} ops, {s['ops_per_sec']:.0f} ops/s, "
+                f"wKB/op {s['wkb_per_op']:.2f}, rKB/op {s['rkb_per_op']:.2f}>")
+
+
+def device_model(device) -> DeviceModel:
+    """``device`` as a DeviceModel: a preset name (``nvme``, ``slow-ssd``, ``gp2``, ``io1``) or a model."""
+    if isinstance(device, DeviceModel):
+        return device
+    if isinstance(device, str):
+        return preset(device)
+    raise ValueError(f"bad device {device!r}: give a preset name or a minidb.storage.DeviceModel")
+
+
+class Driver:
+    """One workload run: the engine, its device and clock, the tables, the simulator; see the module docstring."""
+
+    def __init__(self, engine, sizes, *, seed: int, device="nvme", storage=None, clients: int = 16,
+                 cores: int = 48, interval: float = 1.0, engine_options: dict | None = None,
+                 cost: CostModel | None = None) -> None:
+        if not interval > 0:
+            raise ValueError(f"interval must be > 0 seconds, got {interval}")
+        self.seed = seed  # the run's seed, reported in the summary
+        self.model = device_model(device)  # turns counted IO into time
+        self.storage = storage if storage is not None else SimDevice()  # holds the engine's files
+        self.cost = cost or CostModel()  # turns counted work into CPU time
+        self.clock = Clock(self.model, self.cost)  # simulated time, shared with the engine
+        self.server = Server(cores=cores, clients=clients)  # the modelled server
+        self.sizes = sizes  # cache and LSM sizes the engine was opened with
+        self.engine_name = engine_name(engine)  # for the summary
+        self.engine = open_engine(engine, self.storage, sizes, clock=self.clock, **(engine_options or {}))
+        self.commits = CommitStats()  # what every transaction of the run wrote
+        self.tables: list[Table] = []  # tables created through table()
+        self.interval = interval  # seconds per row of the interval series
+        self._engine_units = [u for u in self.cost.units if u not in TABLE_WORK]  # work the engine counts
+        self.sim = Simulator(self.storage, self.clock, self.server, cost=self.cost, work=self._work)
+        self._mark: dict | None = None  # counters at start_measuring()
+
+    def table(self, schema: Schema, **options) -> Table:
+        """A table of ``schema`` on the run's engine, counted in the run's work and commits."""
+        table = Table(self.engine, schema, commit_stats=self.commits, **options)
+        self.tables.append(table)
+        return table
+
+    def transaction(self, **options) -> Transaction:
+        """A new transaction on the run's engine, counted in the run's commits."""
+        return Transaction(self.engine, stats=self.commits, **options)
+
+    @contextmanager
+    def step(self, ops: int):
+        """Time the work done inside the block as one step of ``ops`` operations."""
+        self.sim.begin()
+        try:
+            yield
+        finally:
+            self.sim.end(ops)
+
+    def _work(self) -> Counter:
+        """Cumulative CPU work counts: the engine's (under the cost model's unit names) and the tables'."""
+        work = Counter(engine_counters(self.engine, self._engine_units))
+        for table in self.tables:
+            for unit in TABLE_WORK:
+                work[unit] += getattr(table.counts, unit)
+        return work
+
+    def rows(self) -> int:
+        """Rows in the run's tables now."""
+        return sum(t.counts.rows_inserted - t.counts.rows_deleted for t in self.tables)
+
+    def start_measuring(self) -> None:
+        """Begin the measured phase: what came before (the load) is left out of the result."""
+        self._mark = {
+            "cache": engine_counters(self.engine, CACHE), "io": self.storage.stats.snapshot(),
+            "time": self.clock.now, "logical": self.commits.logical_bytes, "steps": len(self.sim.steps),
+            "stall_log": len(self.clock.stall_log), "stalled": self.clock.stalled, "stalls": self.clock.stalls,
+        }
+
+    def result(self, workload: str, *, ops: int, params: dict | None = None, extra: dict | None = None,
+               rates: dict[str, int] | None = None) -> WorkloadResult:
+        """The measured phase's result; ``extra`` fields are added to the summary as they are, ``rates`` counts
+        (e.g. ``queries``) with their rate per second too."""
+        if self._mark is None:
+            raise ValueError("call start_measuring() before result()")
+        if ops < 1:
+            raise ValueError(f"a result needs ops >= 1, got {ops}")
+        mark = self._mark
+        io = self.storage.stats - mark["io"]
+        total = io.total()
+        fg = IOCounts()
+        for cause in FOREGROUND_CAUSES:
+            fg = fg + io.total(cause=cause)
+        seconds = self.clock.now - mark["time"]
+        logical = self.commits.logical_bytes - mark["logical"]
+        steps = self.sim.steps[mark["steps"]:]
+        cache = engine_counters(self.engine, CACHE)
+        summary = {
+            "workload": workload,
+            "engine": self.engine_name,
+            "device": self.model.name,
+            "seed": self.seed,
+            "rows": self.rows(),
+            "ops": ops,
+            "seconds": seconds,
+            "ops_per_sec": ops / seconds if seconds > 0 else math.inf,
+            **total.per_op(ops),
+            "foreground_reads_per_op": fg.reads / ops,
+            "foreground_rkb_per_op": fg.read_bytes / 1024 / ops,
+            "write_amp": total.write_amp(logical) if logical > 0 else math.nan,
+            "db_bytes": self.storage.used,
+            "cache_bytes": self.sizes.cache_bytes,
+            "cache_hit_rate": _hit_rate(mark["cache"], cache),
+            "stalls": self.clock.stalls - mark["stalls"],
+            "stalled_seconds": self.clock.stalled - mark["stalled"],
+            "cpu_seconds_per_op": sum(s.cpu_seconds for s in steps) / ops,
+            "bottleneck": _bottleneck(steps),
+        }
+        summary.update(extra or {})
+        for name, count in (rates or {}).items():
+            summary[name] = count
+            summary[f"{name}_per_sec"] = count / seconds if seconds > 0 else math.inf
+        series = intervals(steps, self.clock.stall_log[mark["stall_log"]:], width=self.interval, start=mark["time"],
+                           end=self.clock.now)
+        return WorkloadResult(workload, summary, series, io, self.engine.stats(), dict(params or {}), steps)
+
+
+def _hit_rate(before: dict, after: dict) -> float:
+    """Hits / lookups between two readings of the cache counters (NaN if the engine reports none)."""
+    if len(before) < 2 or len(after) < 2:
+        return math.nan
+    hits = after["cache_hits"] - before["cache_hits"]
+    misses = after["cache_misses"] - before["cache_misses"]
+    return hits / (hits + misses) if hits + misses > 0 else math.nan
+
+
+def _bottleneck(steps: list[Step]) -> str:
+    """The resource that set the most simulated time over ``steps``."""
+    time = Counter()
+    for s in steps:
+        time[s.bottleneck] += s.end - s.start
+    return time.most_common(1)[0][0] if time else "none"

@@ -1,0 +1,68 @@
+"""The insert benchmark: iibench's schema, values, commits, indexes and query threads."""
+
+import pytest
+
+from minidb.keycodec import decode_key
+from minidb.table import RowLayout
+from minidb.workloads import insert_benchmark
+from minidb.workloads.insert_benchmark import RowGenerator, schema
+
+
+def test_schema_matches_iibench():
+    s = schema()
+    assert s.column_names == ("transactionid", "dateandtime", "cashregisterid", "customerid", "productid", "price",
+                              "data")
+    assert s.primary_key == ("transactionid",)
+    assert [(i.name, i.columns, i.unique) for i in s.indexes] == [
+        ("marketsegment", ("productid", "customerid", "price"), False),
+        ("registersegment", ("cashregisterid", "customerid", "price"), False),
+        ("pdc", ("price", "dateandtime", "customerid"), False)]
+    assert [i.name for i in schema(1).indexes] == ["marketsegment"]
+    with pytest.raises(ValueError, match="0 to 3"):
+        schema(4)
+
+
+def test_rows_follow_iibench_rules_and_repeat_with_the_seed():
+    gen = RowGenerator(seed=5)
+    first, second = gen.batch(1000), gen.batch(1000)
+    assert [r[0] for r in first + second] == list(range(1, 2001))  # PK order
+    assert {r[1] for r in first} == {first[0][1]} and second[0][1] == first[0][1] + 1  # one timestamp per commit
+    for tid, _, cash, cust, prod, price, data in first:
+        assert 0 <= cash < 1000 and 0 <= cust < 100_000 and 0 <= prod < 10_000 and 0 <= price < 500
+        assert round(price, 2) == price and len(data) == 10 and data.startswith("aaaaaaa")
+    assert RowGenerator(seed=5).batch(1000) == first
+    assert RowGenerator(seed=6).batch(1000) != first
+
+
+def test_a_row_takes_157_bytes_of_keys_and_values():
+    row = RowGenerator(seed=1).batch(1)[0]
+    assert RowLayout(schema()).entry_bytes(row) == 157  # the figure the module docstring and scale.py use
+    assert RowLayout(schema(0)).entry_bytes(row) == 49
+
+
+def test_run_inserts_every_row_in_one_batch_per_commit(dict_opener):
+    result = insert_benchmark(dict_opener, rows=2500, rows_per_commit=1000, seed=3)
+    engine = dict_opener.engines[-1]
+    assert engine.writes == 3  # 1000 + 1000 + 500
+    assert result.summary["rows"] == result.summary["ops"] == 2500
+    primary = engine.data["purchases_index.primary"]
+    assert [decode_key(k)[0] for k in primary.keys()] == list(range(1, 2501))
+    for index in ("marketsegment", "registersegment", "pdc"):
+        assert len(engine.data[f"purchases_index.{index}"]) == 2500
+    assert engine.calls["get", "purchases_index.pdc"] == 0  # non-unique index maintenance is blind
+
+
+def test_query_threads_add_reads_and_are_counted(dict_opener):
+    quiet = insert_benchmark(dict_opener, rows=2000, seed=3).summary
+    busy = insert_benchmark(dict_opener, rows=2000, seed=3, query_threads=2, queries_per_commit=8).summary
+    assert quiet["queries"] == 0 and busy["queries"] == 2 * 8 * 2
+    assert busy["queries_per_sec"] == pytest.approx(busy["queries"] / busy["seconds"])
+    engine = dict_opener.engines[-1]
+    assert engine.calls["scan", "purchases_index.pdc"] > 0  # the range-scan queries ran
+    assert busy["wkb_per_op"] == pytest.approx(quiet["wkb_per_op"])  # queries write nothing
+
+
+def test_fewer_indexes_write_less(dict_opener):
+    three = insert_benchmark(dict_opener, rows=2000, seed=3).summary
+    none = insert_benchmark(dict_opener, rows=2000, seed=3, secondary_indexes=0).summary
+    assert none["wkb_per_op"] < three["wkb_per_op"]

@@ -1,0 +1,191 @@
+"""The engine factory, the scales, the random distributions and the driver's device models and results."""
+
+import math
+import sys
+import types
+
+import numpy as np
+import pytest
+
+from minidb import scale
+from minidb.storage import SimDevice, preset
+from minidb.workloads import Driver
+from minidb.workloads.distributions import IntStream, Zipf, nurand, random_strings, scramble, sysbench_pattern
+from minidb.workloads.driver import device_model
+from minidb.workloads.engines import ENGINES, open_engine
+
+
+# -- the engine factory -----------------------------------------------------------------------------------------------
+def test_an_opener_gets_the_cache_size_the_clock_and_the_options(dict_opener):
+    sizes = scale.engine_sizes("lsm", 1e6, scale.INSERT_BENCHMARK, cache_bytes=12345)
+    clock = object()
+    engine = open_engine(dict_opener, SimDevice(), sizes, clock=clock, flush_bytes=999)
+    assert engine.cache_bytes == 12345 and engine.clock is clock and engine.flush_bytes == 999
+
+
+def test_named_engines_map_the_scale_sizes_to_their_options(monkeypatch):
+    calls = []
+
+    def fake_open(device, **kwargs):
+        calls.append(kwargs)
+        return "engine"
+
+    module = types.ModuleType("fake_engine_module")
+    module.open_fake = fake_open
+    monkeypatch.setitem(sys.modules, "fake_engine_module", module)
+    monkeypatch.setitem(ENGINES, "fake", ("fake_engine_module", "open_fake", ENGINES["lsm"][2]))
+    sizes = scale.engine_sizes("lsm", 1e9, scale.INSERT_BENCHMARK)
+    assert open_engine("fake", SimDevice(), sizes, clock="c", memtable_bytes=1) == "engine"
+    assert calls[0]["block_cache_bytes"] == sizes.cache_bytes
+    assert calls[0]["memtable_bytes"] == 1  # the caller's option wins over the scale's
+    assert calls[0]["clock"] == "c" and calls[0]["max_bytes_for_level_base"] == sizes.level_base_bytes
+    assert calls[0]["target_file_size_base"] == sizes.target_file_bytes and calls[0]["block_size"] == 16384
+    btree = ENGINES["btree"][2](sizes)
+    assert btree == {"buffer_pool_bytes": sizes.cache_bytes, "page_size": 16384}
+
+
+def test_unknown_or_missing_engines_are_clear_errors(monkeypatch):
+    sizes = scale.engine_sizes("lsm", 1e6, scale.INSERT_BENCHMARK)
+    with pytest.raises(ValueError, match="unknown engine 'rocks'"):
+        open_engine("rocks", SimDevice(), sizes, clock=None)
+    monkeypatch.setitem(ENGINES, "ghost", ("minidb.no_such_module", "open_ghost", lambda s: {}))
+    with pytest.raises(ValueError, match="engine 'ghost' is not available"):
+        open_engine("ghost", SimDevice(), sizes, clock=None)
+
+
+# -- scales -----------------------------------------------------------------------------------------------------------
+def test_scale_comes_from_the_argument_then_the_environment(monkeypatch):
+    monkeypatch.delenv("MINIDB_SCALE", raising=False)
+    assert scale.current() == "small"
+    monkeypatch.setenv("MINIDB_SCALE", "tiny")
+    assert scale.current() == "tiny" and scale.insert_benchmark().rows == 20_000
+    assert scale.current("large") == "large"
+    monkeypatch.setenv("MINIDB_SCALE", "huge")
+    with pytest.raises(ValueError, match=r"unknown \$MINIDB_SCALE 'huge': choose one of tiny, small, large"):
+        scale.current()
+    with pytest.raises(ValueError, match="unknown scale 'x'"):
+        scale.sysbench("x")
+
+
+@pytest.mark.parametrize("sizes, fields", [
+    (scale.insert_benchmark, ["rows"]),
+    (scale.sysbench, ["table_size", "transactions"]),
+    (scale.tpcc, ["warehouses", "items", "customers_per_district", "transactions"]),
+    (scale.linkbench, ["nodes", "requests"]),
+])
+def test_sizes_grow_with_the_scale(sizes, fields):
+    tiny, small, large = (sizes(s) for s in scale.SCALES)
+    for field in fields:
+        assert getattr(tiny, field) < getattr(small, field) <= getattr(large, field), field
+
+
+def test_engine_sizes_keep_the_reference_ratios():
+    ref = scale.INSERT_BENCHMARK
+    db = ref.db_bytes / 1000  # a thousandth of seed 000's database
+    lsm, btree = scale.engine_sizes("lsm", db, ref), scale.engine_sizes("btree", db, ref)
+    assert lsm.cache_bytes == int(db * 10 / 226) and btree.cache_bytes == int(db * 35 / 362)
+    assert lsm.memtable_bytes == int(64 * 2**20 / 1000) and lsm.level_base_bytes == int(256 * 2**20 / 1000)
+    assert lsm.page_size == btree.page_size == 16384
+    floor = scale.engine_sizes("lsm", 1000.0, ref)  # too small to scale: the floors apply
+    assert floor.memtable_bytes == 4 * 16384 and floor.cache_bytes == 5 * 2**20
+    assert floor.level_base_bytes == 4 * floor.memtable_bytes
+    assert scale.engine_sizes("lsm", db, ref, cache_bytes=7).cache_bytes == 7
+    with pytest.raises(ValueError, match="cache_bytes"):
+        scale.engine_sizes("lsm", db, ref, cache_bytes=-1)
+    with pytest.raises(ValueError, match="database size"):
+        scale.engine_sizes("lsm", 0, ref)
+
+
+# -- distributions ----------------------------------------------------------------------------------------------------
+def test_zipf_is_bounded_and_skewed():
+    ranks = Zipf(1000, 0.8).sample(np.random.default_rng(0), 200_000)
+    assert ranks.min() >= 1 and ranks.max() <= 1000
+    counts = np.bincount(ranks, minlength=1001)
+    assert counts[1] > counts[10] > counts[100] > counts[900]
+    assert (counts[1] / counts[100]) == pytest.approx(100 ** 0.8, rel=0.25)
+    assert Zipf(50, 1.0).sample(np.random.default_rng(0), 1000).max() <= 50
+    with pytest.raises(ValueError, match="shape"):
+        Zipf(10, 0)
+
+
+def test_scramble_is_a_permutation():
+    for n in (1, 10, 997, 1000):
+        ids = scramble(np.arange(1, n + 1), n)
+        assert sorted(ids.tolist()) == list(range(1, n + 1))
+
+
+def test_nurand_stays_in_range_and_is_skewed():
+    rng = np.random.default_rng(0)
+    values = nurand(rng, 1023, 1, 3000, 123, size=100_000)
+    assert values.min() >= 1 and values.max() <= 3000
+    counts = np.bincount(values)
+    assert counts.max() > 3 * np.median(counts[1:])
+
+
+def test_random_strings_and_sysbench_patterns():
+    rng = np.random.default_rng(0)
+    assert [len(s) for s in random_strings(rng, 5, 7)] == [7] * 5 and random_strings(rng, 2, 0) == ["", ""]
+    (c,) = sysbench_pattern(rng, 1, 10)
+    assert len(c) == 119 and all(g.isdigit() and len(g) == 11 for g in c.split("-"))
+
+
+def test_int_stream_is_uniform_and_repeatable():
+    a = IntStream(np.random.default_rng(3), 1, 6, chunk=10)
+    values = [a.next() for _ in range(6000)]
+    assert set(values) == {1, 2, 3, 4, 5, 6}
+    b = IntStream(np.random.default_rng(3), 1, 6, chunk=10)
+    assert [b.next() for _ in range(6000)] == values
+    with pytest.raises(ValueError, match="empty range"):
+        IntStream(np.random.default_rng(0), 2, 1)
+
+
+# -- the driver -------------------------------------------------------------------------------------------------------
+def test_device_models_by_name_or_object():
+    assert device_model("gp2").name == "gp2"
+    ssd = preset("slow-ssd")
+    assert device_model(ssd) is ssd
+    with pytest.raises(ValueError, match="unknown device preset"):
+        device_model("floppy")
+
+
+def test_result_needs_a_measured_phase(dict_opener):
+    sizes = scale.engine_sizes("lsm", 1e6, scale.INSERT_BENCHMARK)
+    drv = Driver(dict_opener, sizes, seed=0)
+    with pytest.raises(ValueError, match="start_measuring"):
+        drv.result("x", ops=1)
+    drv.start_measuring()
+    with pytest.raises(ValueError, match="ops >= 1"):
+        drv.result("x", ops=0)
+    result = drv.result("x", ops=1)
+    assert result.summary["seconds"] == 0 and math.isinf(result.summary["ops_per_sec"])
+    assert math.isnan(result.summary["write_amp"])  # nothing was written
+
+
+def test_engine_counters_find_each_engines_names_cheaply():
+    from minidb.workloads.engines import engine_counters
+
+    class BTreeLike:
+        def stats(self, trees=True):
+            assert not trees, "a per-step reading must not walk the trees"
+            return {"buffer_pool": {"hits": 9, "reads": 1, "read_requests": 10}, "key_compares": 5}
+
+    class LSMLike:
+        def stats(self):
+            return {"block_cache_hits": 3, "block_cache_misses": 4, "blocks_accessed": 7, "flag": True}
+
+    class WithWork(LSMLike):
+        def work(self):
+            return {"page_visits": 1, "key_compares": 2}
+
+        def stats(self):
+            self.stats_calls = getattr(self, "stats_calls", 0) + 1
+            return super().stats()
+
+    names = ("cache_hits", "cache_misses", "page_visits", "key_compares", "flag")
+    assert engine_counters(BTreeLike(), names) == {"cache_hits": 9, "cache_misses": 1, "page_visits": 10,
+                                                    "key_compares": 5}
+    assert engine_counters(LSMLike(), names) == {"cache_hits": 3, "cache_misses": 4, "page_visits": 7}
+    both = WithWork()
+    assert engine_counters(both, names) == {"page_visits": 1, "key_compares": 2, "cache_hits": 3, "cache_misses": 4}
+    assert engine_counters(both, ("page_visits", "key_compares")) == {"page_visits": 1, "key_compares": 2}
+    assert both.stats_calls == 1  # work() had everything the second time: stats() was not called
