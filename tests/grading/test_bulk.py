@@ -72,8 +72,11 @@ def test_minidb_grade_writes_the_right_grades(class_folder, tmp_path, capsys):
     assert "SyntaxError" in carol["error"] and "carol.py, line 1" in carol["error"]
 
     dave = grades.loc["dave"]
-    assert {t for t in tests if dave[t] == 0} == {"test_bloom.py::test_name"}
-    assert dave["total"] == full - 1 and dave["error"] == "timed out: test_bloom.py::test_name"
+    # dave's `name` loops: it costs the test of `name` and the engine test, since the engine stores the name.
+    looped = {"test_bloom.py::test_name", "test_bloom_in_lsm.py::test_filter_saves_block_reads"}
+    assert {t for t in tests if dave[t] == 0} == looped
+    assert dave["total"] == full - sum(grades.loc["alice", t] for t in looped)
+    assert dave["error"].startswith("timed out:") and all(t in dave["error"] for t in looped)
 
     eve = grades.loc["eve"]
     assert eve["total"] == 0 and "exit code 3" in eve["error"]

@@ -13,6 +13,10 @@ from pathlib import Path
 
 import pytest
 
+# The exercises plug into the engines, whose C extensions (and numpy under them) load once per process; the
+# in-process inner pytest runs below restore sys.modules after each run, so the engines are imported here first.
+import minidb.btree  # noqa: F401
+import minidb.lsm  # noqa: F401
 from minidb.grading.activation import plugin_args
 from minidb.grading.exercise import default_root, discover
 
