@@ -84,13 +84,17 @@ def check_key(key: bytes) -> None:
 class Engine(ABC):
     """What the table layer, the workloads and the book use of an engine. Each method's contract is one line."""
 
-    @abstractmethod
     def put(self, keyspace: str, key: bytes, value: bytes) -> None:
-        """Set ``key`` to ``value`` in ``keyspace``."""
+        """Set ``key`` to ``value`` in ``keyspace`` (by default, a batch of one)."""
+        batch = WriteBatch()
+        batch.put(keyspace, key, value)
+        self.write(batch)
 
-    @abstractmethod
     def delete(self, keyspace: str, key: bytes) -> None:
-        """Remove ``key`` from ``keyspace``; removing an absent key is not an error."""
+        """Remove ``key`` from ``keyspace``; removing an absent key is not an error (by default, a batch of one)."""
+        batch = WriteBatch()
+        batch.delete(keyspace, key)
+        self.write(batch)
 
     @abstractmethod
     def get(self, keyspace: str, key: bytes) -> bytes | None:

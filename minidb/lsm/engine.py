@@ -108,18 +108,7 @@ class LSMEngine(RecoveryMixin, BackgroundMixin, Engine):
         self.counters["keyspaces_created"] += 1
 
     # -- writes -------------------------------------------------------------------------------------------------
-    def put(self, keyspace: str, key: bytes, value: bytes) -> None:
-        """Set ``key`` to ``value`` in ``keyspace`` (a batch of one)."""
-        batch = WriteBatch()
-        batch.put(keyspace, key, value)
-        self.write(batch)
-
-    def delete(self, keyspace: str, key: bytes) -> None:
-        """Remove ``key`` from ``keyspace`` (a tombstone; no error if absent)."""
-        batch = WriteBatch()
-        batch.delete(keyspace, key)
-        self.write(batch)
-
+    # put and delete are Engine's: a batch of one; a delete writes a tombstone.
     def write(self, batch: WriteBatch) -> None:
         """Apply ``batch`` atomically: one WAL record, then the memtables.
 

@@ -65,16 +65,6 @@ class DictEngine(Engine):
         return self.data[keyspace]
 
     # -- the Engine interface -----------------------------------------------------------------------------------------
-    def put(self, keyspace: str, key: bytes, value: bytes) -> None:
-        batch = WriteBatch()
-        batch.put(keyspace, key, value)
-        self.write(batch)
-
-    def delete(self, keyspace: str, key: bytes) -> None:
-        batch = WriteBatch()
-        batch.delete(keyspace, key)
-        self.write(batch)
-
     def get(self, keyspace: str, key: bytes) -> bytes | None:
         check_key(key)
         space = self._space(keyspace)
