@@ -124,7 +124,9 @@ class _Graph:
         self.link_data = Payloads(rng, LINK_DATA_MEDIAN, LINK_UNIQUENESS, 255)  # linktable.data is VARCHAR(255)
         self.node_data = Payloads(rng, NODE_DATA_MEDIAN, NODE_UNIQUENESS, 1024)
         pareto = np.floor(rng.random(n) ** (-1 / OUTDEGREE_PARETO)) - 1  # discrete power law, minimum 0
-        self.outdegree = np.minimum(pareto, MAX_LINKS).astype(np.int64)  # links loaded per node
+        # At most n links per node: a node has only n distinct targets, and id2() repeats past n.
+        self.outdegree = np.minimum(pareto, min(MAX_LINKS, n)).astype(np.int64)  # links loaded per node
+        self.stride = 7919 if n % 7919 else 7907  # a prime not dividing n, so k -> id2 is one-to-one for k < n
         self.dists = {  # (Zipf over ranks, then scrambled onto ids) per access pattern
             "read": Zipf(n, READ_SHAPE), "write": Zipf(n, WRITE_SHAPE),
             "node_read": Zipf(n, NODE_READ_SHAPE), "node_update": Zipf(n, NODE_UPDATE_SHAPE),
@@ -137,8 +139,8 @@ class _Graph:
         return int(scramble(self.dists[pattern].sample(self.rng, 1), self.n)[0])
 
     def id2(self, id1: int, k: int) -> int:
-        """The k-th link target of ``id1``: spread over the graph, distinct for distinct k."""
-        return (id1 + 1 + k * 7919) % self.n + 1
+        """The k-th link target of ``id1``: spread over the graph, distinct for distinct k < n."""
+        return (id1 + 1 + k * self.stride) % self.n + 1
 
     def tick(self) -> int:
         self.time += 1

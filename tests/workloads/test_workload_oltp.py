@@ -110,3 +110,11 @@ def test_linkbench_payloads_have_their_median_and_compressibility():
         return len(zlib.compress(data)) / len(data)
 
     assert ratio(links) < ratio(nodes) < 1  # less unique data compresses better
+
+
+def test_linkbench_small_graphs_load_without_duplicate_links():
+    """Regression: with few nodes a heavy-tailed outdegree exceeded the node count and repeated link targets."""
+    from minidb.workloads import linkbench
+
+    result = linkbench("lsm", nodes=500, requests=300)  # loaded a node with over 500 links before the fix
+    assert result.summary["ops"] == 300
