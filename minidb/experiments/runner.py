@@ -11,7 +11,9 @@ prepends the point's parameters as columns and concatenates the points in grid o
 
 * **Cache**: each point's result is stored under ``cache_dir`` (default ``.minidb-cache`` in the working
   directory, or ``$MINIDB_CACHE``), keyed by the sweep name, the function, its parameters and the minidb version, so
-  re-running a chapter redoes only the points that changed. ``cache_dir=False`` turns caching off.
+  re-running a chapter redoes only the points that changed. The version includes a fingerprint of minidb's own
+  source files, so a change to an engine invalidates the cache without a version bump. ``cache_dir=False`` turns
+  caching off.
 * **Parallelism**: points not in the cache run through a ``concurrent.futures`` executor: by default a process pool
   with one worker per core. Pass any executor to run elsewhere, e.g. a Dask cluster with
   ``executor=client.get_executor()``; pass ``executor=False`` to run in this process (for debugging).
@@ -21,6 +23,7 @@ prepends the point's parameters as columns and concatenates the points in grid o
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -48,13 +51,27 @@ def grid_points(grid: dict[str, list] | list[dict]) -> list[dict[str, Any]]:
     raise ValueError(f"a sweep grid is a dict of value lists or a list of dicts, got {type(grid).__name__}")
 
 
+@functools.cache
+def source_fingerprint() -> str:
+    """A hash of every .py, .pyx and .pxd file of the minidb package: results depend on the code, not only on the
+    version number."""
+    root = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for path in sorted(p for ext in ("*.py", "*.pyx", "*.pxd") for p in root.rglob(ext)):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def point_key(name: str, func: Callable, params: dict[str, Any]) -> str:
-    """The cache key of one point: a hash of the sweep name, the function, its parameters and minidb's version."""
+    """The cache key of one point: a hash of the sweep name, the function, its parameters and minidb's version
+    and source fingerprint."""
     ident = {
         "name": name,
         "func": f"{func.__module__}.{func.__qualname__}",
         "params": params,
         "version": __version__,
+        "source": source_fingerprint(),
     }
     text = json.dumps(ident, sort_keys=True, default=repr)
     return hashlib.sha256(text.encode()).hexdigest()[:24]

@@ -47,6 +47,12 @@ def test_cache_key_changes_with_version_and_parameters(monkeypatch):
     assert key != runner.point_key("s", square, {"x": 1})
 
 
+def test_cache_key_changes_with_the_source(monkeypatch):
+    key = runner.point_key("s", square, {"x": 1})
+    monkeypatch.setattr(runner, "source_fingerprint", lambda: "edited")
+    assert key != runner.point_key("s", square, {"x": 1})
+
+
 def test_processes_threads_and_inline_agree(tmp_path):
     grid = {"x": [3, 1, 2], "y": [1, 2]}
     inline = sweep(square, grid, cache_dir=False, executor=False, progress=False)
