@@ -1,0 +1,77 @@
+"""``minidb experiment``: run one finding's experiment and write its results to CSV.
+
+    minidb experiment f1 --scale small --out f1.csv
+    minidb experiment f1_insert_benchmark --scale tiny
+
+An experiment is a module of ``minidb.experiments`` named for its finding, ``f<N>_<topic>`` (e.g.
+``f1_insert_benchmark``), with ``run(scale=None) -> pandas.DataFrame``. It can be named in full or by its finding
+alone (``f1``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import re
+import sys
+from pathlib import Path
+
+from .. import experiments, scale as scales
+
+EXPERIMENT_NAME = re.compile(r"^(f\d+)_\w+$")  # f<finding number>_<topic>
+
+
+def available() -> dict[str, str]:
+    """Experiment modules found in ``minidb.experiments``: finding (``f1``) -> module name, in finding order."""
+    found = {}
+    for info in pkgutil.iter_modules(experiments.__path__):
+        m = EXPERIMENT_NAME.match(info.name)
+        if m:
+            found[m.group(1)] = info.name
+    return dict(sorted(found.items(), key=lambda kv: int(kv[0][1:])))
+
+
+def resolve(name: str) -> str:
+    """The module name of experiment ``name`` (a finding such as ``f1``, or a full module name); ValueError naming
+    the known experiments if there is none."""
+    known = available()
+    key = name.lower()
+    if key in known:
+        return known[key]
+    if key in known.values():
+        return key
+    listing = ", ".join(f"{f} ({m})" for f, m in known.items()) or "none installed"
+    raise ValueError(f"unknown experiment {name!r}; known experiments: {listing}")
+
+
+def register(subparsers) -> None:
+    """Add the ``experiment`` subcommand."""
+    p = subparsers.add_parser(
+        "experiment", help="run one finding's experiment to CSV",
+        description="Run the experiment of one finding of the book (a module minidb/experiments/f<N>_<topic>.py) "
+        "at the given scale and write its tidy results table to a CSV file.",
+    )
+    p.add_argument("name", metavar="NAME", help="the finding (e.g. f1) or the module's full name")
+    p.add_argument("--scale", choices=scales.SCALES,
+                   help=f"experiment size (default: ${scales.ENV} or {scales.DEFAULT})")
+    p.add_argument("--out", type=Path, metavar="FILE.csv", help="where to write the results (default: NAME.csv, "
+                   "with the module's full name)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the experiment, write the CSV, print where; exit code 2 for an unknown experiment."""
+    try:
+        module_name = resolve(args.name)
+    except ValueError as e:
+        print(f"minidb experiment: error: {e}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(f"{experiments.__name__}.{module_name}")
+    frame = module.run(scale=args.scale)
+    out = args.out if args.out is not None else Path(f"{module_name}.csv")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(out, index=False)
+    print(f"{module_name} at scale {scales.current(args.scale)}: {len(frame)} rows, "
+          f"{len(frame.columns)} columns written to {out}")
+    return 0

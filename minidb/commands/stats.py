@@ -1,0 +1,174 @@
+"""``minidb stats``: an engine's statistics after a short load, or of a database in a directory.
+
+    minidb stats --engine lsm --rows 2e4        # load iibench rows into a fresh in-memory device, then report
+    minidb stats --engine btree --json
+    minidb stats --dir /path/to/db              # open the database kept there (recovering it) and report
+
+For the LSM the report ends with RocksDB's "Compaction Stats" table of every column family (files and bytes per
+level, bytes read and written by compaction, write amplification); for the B+tree it has one line per index
+(height, leaf and internal pages, records, how full the leaves are), then the engine's counters.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+
+from ..units import count_arg, format_size
+from .run import add_engine_options, format_value, print_record
+
+LOAD_ROWS_PER_COMMIT = 1000  # iibench's --rows_per_commit
+STATS_UNITS = ("KB", "MB", "GB")  # size units of the compaction stats table
+
+
+def register(subparsers) -> None:
+    """Add the ``stats`` subcommand."""
+    p = subparsers.add_parser(
+        "stats", help="print an engine's statistics",
+        description="Load insert-benchmark rows into a fresh engine on a simulated device (or open the database in "
+        "--dir) and print the engine's statistics: RocksDB's compaction stats table for the LSM, the trees' "
+        "shape and the buffer pool's counters for the B+tree.",
+    )
+    add_engine_options(p)
+    p.add_argument("--rows", type=count_arg, help="rows loaded before reporting (default: the tiny insert "
+                   "benchmark's)")
+    p.add_argument("--dir", type=Path, metavar="DIR", help="report on the database in DIR instead of loading one "
+                   "(its engine is recognised from its files)")
+    p.add_argument("--unit", choices=STATS_UNITS, default="MB", help="size unit of the compaction table (default MB)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the stats; exit code 2 on a bad value or a directory without a database."""
+    try:
+        if args.dir is not None:
+            engine, name, device = _open_dir(args)
+            title = f"{name} database in {args.dir}"
+        else:
+            engine, name, device = _load(args)
+            title = f"{name} after loading {args.rows_loaded:,} insert-benchmark rows"
+    except ValueError as e:
+        print(f"minidb stats: error: {e}", file=sys.stderr)
+        return 2
+    try:
+        report = _report(engine, name, device, args.unit)
+    finally:
+        engine.close()
+        close = getattr(device, "close", None)
+        if close is not None:
+            close()
+    if args.json:
+        print_record(report, as_json=True)
+    else:
+        _print_text(title, report, engine_name=name)
+    return 0
+
+
+def detect_engine(files: list[str]) -> str | None:
+    """Which engine wrote ``files`` (a device's listing): ``lsm``, ``btree``, or None for neither."""
+    from ..btree.tablespace import FILE as TABLESPACE
+    from ..lsm.version_set import CURRENT
+
+    if CURRENT in files:
+        return "lsm"
+    if TABLESPACE in files:
+        return "btree"
+    return None
+
+
+def _open_dir(args: argparse.Namespace):
+    """Open the database in ``args.dir`` with the engine its files belong to (``--engine`` must agree)."""
+    from ..storage import DirDevice
+    from ..workloads.engines import ENGINES
+
+    if not args.dir.is_dir():
+        raise ValueError(f"--dir {args.dir}: no such directory")
+    device = DirDevice(args.dir)
+    found = detect_engine(device.list())
+    if found is None:
+        device.close()
+        raise ValueError(f"--dir {args.dir}: no minidb database there (no LSM CURRENT file, no B+tree tablespace)")
+    module, function, _ = ENGINES[found]
+    options = {}
+    if args.cache is not None:
+        options["block_cache_bytes" if found == "lsm" else "buffer_pool_bytes"] = args.cache
+    return getattr(importlib.import_module(module), function)(device, **options), found, device
+
+
+def _load(args: argparse.Namespace):
+    """Insert ``args.rows`` iibench rows into a fresh engine under simulated time; return it still open."""
+    from .. import scale as scales
+    from ..table import RowLayout
+    from ..workloads import Driver
+    from ..workloads.insert_benchmark import RowGenerator, schema as iibench_schema
+
+    rows = scales.insert_benchmark("tiny").rows if args.rows is None else args.rows
+    if rows < 1:
+        raise ValueError(f"--rows must be at least 1, got {rows}")
+    schema = iibench_schema()
+    gen = RowGenerator(args.seed)
+    row_bytes = RowLayout(schema).entry_bytes(RowGenerator(args.seed).batch(1)[0])
+    size = scales.insert_benchmark(args.scale)
+    sizes = scales.engine_sizes(args.engine, rows * row_bytes, size.reference, args.cache)
+    drv = Driver(args.engine, sizes, seed=args.seed)
+    table = drv.table(schema)
+    done = 0
+    while done < rows:
+        batch = gen.batch(min(LOAD_ROWS_PER_COMMIT, rows - done))
+        with drv.transaction() as txn:
+            for row in batch:
+                table.insert(row, txn)
+        done += len(batch)
+    args.rows_loaded = rows
+    return drv.engine, args.engine, drv.storage
+
+
+def _report(engine, name: str, device, unit: str) -> dict:
+    """Everything the command prints: the engine's stats, its files and IO, the LSM's compaction tables."""
+    report = {"engine": name, "files": len(device.list()), "bytes": device.used, "stats": engine.stats()}
+    io = device.stats.to_frame()
+    report["io"] = io.groupby(["kind", "cause"], as_index=False).sum(numeric_only=True).to_dict("records")
+    if name == "lsm":
+        report["compaction_stats"] = {
+            cf: engine.compaction_stats(cf, unit=unit).to_dict("records") for cf in engine.column_families()}
+        report["compaction_stats_text"] = {
+            cf: engine.compaction_stats_text(cf, unit=unit) for cf in engine.column_families()}
+    return report
+
+
+def _print_text(title: str, report: dict, *, engine_name: str) -> None:
+    """The report as a person reads it."""
+    import pandas as pd
+
+    print(f"** {title}: {report['files']} files, {format_size(report['bytes'])} **\n")
+    stats = dict(report["stats"])
+    if engine_name == "btree":
+        trees = stats.pop("keyspaces")
+        rows = {ks: {k: v for k, v in t.items() if k in ("height", "leaf_pages", "internal_pages", "records",
+                                                           "leaf_fill_mean")} for ks, t in trees.items()}
+        print("Trees")
+        print(pd.DataFrame.from_dict(rows, orient="index").to_string(float_format="{:.3f}".format), "\n")
+        stats.pop("io", None)  # the same IO is in the device table below
+    print("Counters")
+    flat = _flatten(stats)
+    width = max(map(len, flat), default=0)
+    for key, value in flat.items():
+        print(f"  {key:<{width}}  {format_value(value)}")
+    print("\nDevice IO by file kind and cause")
+    print(pd.DataFrame(report["io"]).to_string(index=False))
+    for text in report.get("compaction_stats_text", {}).values():
+        print()
+        print(text.rstrip())
+
+
+def _flatten(stats: dict, prefix: str = "") -> dict:
+    """Nested dicts as one level of dotted keys (``buffer_pool.hits``); lists are left out of the text."""
+    out = {}
+    for key, value in stats.items():
+        if isinstance(value, dict):
+            out.update(_flatten(value, f"{prefix}{key}."))
+        elif not isinstance(value, (list, tuple)):
+            out[f"{prefix}{key}"] = value
+    return out

@@ -1,0 +1,75 @@
+"""Reading and printing quantities the way people type them: ``64MiB``, ``1e6``, ``2.5 GB``.
+
+Storage sizes come in two families, and mixing them up is a classic 5% error:
+
+* binary units (IEC): ``KiB`` = 1024 bytes, ``MiB`` = 1024², ``GiB`` = 1024³: what memory and page sizes use;
+* decimal units (SI): ``KB`` = 1000 bytes, ``MB`` = 1000², ``GB`` = 1000³: what disk vendors and AWS quote.
+
+``parse_size`` accepts both (case-insensitive, optional space, optional ``B``), and ``parse_count`` reads counts
+written in scientific notation (``1e6``) as long as they are whole numbers.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+# unit (lower case) -> bytes
+SIZE_UNITS = {
+    "": 1, "b": 1,
+    "k": 1000, "kb": 1000, "m": 1000**2, "mb": 1000**2, "g": 1000**3, "gb": 1000**3, "t": 1000**4, "tb": 1000**4,
+    "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4,
+}
+
+_SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
+
+
+def parse_size(text: str) -> int:
+    """Bytes in ``text`` such as ``64MiB``, ``1.5 GB``, ``4096``; ValueError naming the text if it is not one."""
+    m = _SIZE.match(str(text))
+    if not m or m.group(2).lower() not in SIZE_UNITS:
+        raise ValueError(f"bad size {text!r}: use a number with an optional unit "
+                         f"(B, KiB, MiB, GiB, TiB, KB, MB, GB, TB), e.g. 64MiB")
+    value = float(m.group(1)) * SIZE_UNITS[m.group(2).lower()]
+    if value != int(value):  # a size in bytes is whole: 1.5B is a typo, not a request
+        raise ValueError(f"bad size {text!r}: {value:g} is not a whole number of bytes")
+    return int(value)
+
+
+def parse_count(text: str) -> int:
+    """The whole number in ``text`` such as ``1000``, ``1e6``, ``2.5e3``; ValueError if it is not one, or < 0."""
+    try:
+        value = float(str(text).replace("_", ""))
+    except ValueError:
+        raise ValueError(f"bad count {text!r}: use a whole number such as 1000 or 1e6") from None
+    if not math.isfinite(value) or value != int(value) or value < 0:
+        raise ValueError(f"bad count {text!r}: must be a whole number >= 0")
+    return int(value)
+
+
+def format_size(n: float) -> str:
+    """``n`` bytes in binary units with three significant digits, e.g. ``64.0 MiB``."""
+    for unit, factor in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if abs(n) >= factor:
+            return f"{n / factor:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+def size_arg(text: str) -> int:
+    """``parse_size`` for an argparse ``type=``: a bad size becomes argparse's one-line usage error."""
+    return _as_argument_error(parse_size, text)
+
+
+def count_arg(text: str) -> int:
+    """``parse_count`` for an argparse ``type=``."""
+    return _as_argument_error(parse_count, text)
+
+
+def _as_argument_error(parse, text: str) -> int:
+    # argparse reports an ArgumentTypeError with its own message; a ValueError would become "invalid value".
+    import argparse
+
+    try:
+        return parse(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
