@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pandas as pd
-from tqdm.auto import tqdm
+from tqdm import tqdm  # the plain bar: tqdm.auto warns in notebooks without ipywidgets
 
 from .. import __version__
 

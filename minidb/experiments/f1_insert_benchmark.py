@@ -1,0 +1,148 @@
+"""Finding F1: the insert benchmark and read-free index maintenance (seed 000).
+
+Seed 000 inserts rows in primary-key order into a table with 3 non-unique secondary indexes, once with a cache
+larger than the database ("in-memory") and once with a cache of a few percent of it ("IO-bound"). MyRocks keeps
+its rate; InnoDB loses three quarters of it, because a B+tree must read a secondary index's leaf before changing
+it, while an LSM just writes the new entry. ``run`` does the same with both engines; ``published`` gives the post's
+figures in the same columns and units, so a chart can put them side by side.
+
+**The two configurations.**
+
+* *IO-bound*: the cache is the seed's fraction of the database (``minidb.scale.INSERT_BENCHMARK``: a 35 GB buffer
+  pool for InnoDB's 362 GB, a 10 GB block cache for MyRocks's 226 GB), applied to the database the run will build.
+  No floor is applied (``minidb.scale``'s 5 MiB minimum would make a ``tiny`` run fit in memory).
+* *in-memory*: the seed's 190 GB caches for the 500 million rows of its in-memory run, whose MyRocks database
+  would be a quarter of the 226 GB of 2 billion rows: 3.4 times the database, "all data cached".
+
+**Rows per commit.** iibench commits 1000 rows at a time. Our B+tree applies a commit's write batch as one
+mini-transaction and keeps every page it changed in the pool until the commit ends; InnoDB instead runs one
+mini-transaction per row and index, so a transaction never pins more than a few pages. With 1000 rows, 3 random
+secondary leaves each, a commit would pin more pages than an IO-bound pool holds, so the experiment commits
+``ROWS_PER_COMMIT`` rows at a time (for both engines alike). With redo and WAL syncs off at commit, as in the seed
+("sync on commit was disabled"), the commit size changes the counted IO very little.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .. import data
+from .. import scale as scales
+from ..table import RowLayout
+from ..workloads import insert_benchmark
+from ..workloads.insert_benchmark import INDEXES, RowGenerator, schema
+from .runner import sweep
+
+ENGINES = ("btree", "lsm")  # the two engines, B+tree first as in the book's charts
+CONFIGS = ("in-memory", "io-bound")  # the seed's two configurations
+SECONDARY_INDEXES = 3  # seed 000: "each table has 3 secondary indexes"
+ROWS_PER_COMMIT = 2  # see the module docstring: a commit must fit in an IO-bound buffer pool
+DEVICE = "nvme"  # seed 000's first post: "fast NVMe flash"
+# seed 000: "For the in-memory configurations all database caches were set to 190gb", for 500m rows; the
+# uncompressed MyRocks database of 2b rows was 226 GB, so 500m rows make about 226 / 4 GB.
+IN_MEMORY_CACHE_FRACTION = 190 / (226 * 500 / 2000)
+# Sync policies of the seed's runs: "sync on commit was disabled for the database redo log & binlog".
+NO_SYNC_ON_COMMIT = {"btree": {"redo_sync": "none"}, "lsm": {"wal_sync": "none"}}
+
+# The published rows this experiment stands for: seed 000's fast-SSD table ("IO metrics") for the two engines.
+PUBLISHED_ENGINES = {"InnoDB-5.7": "btree", "MyRocks": "lsm"}  # published name -> our engine
+PUBLISHED_SIZE_NAMES = {"InnoDB-5.7.10": "InnoDB-5.7", "MyRocks": "MyRocks"}  # size table's names -> the above
+
+COLUMNS = ("engine", "config", "rows", "ops_per_sec", "rkb_per_op", "wkb_per_op", "reads_per_op",
+           "foreground_reads_per_op", "db_bytes", "cache_bytes")  # every frame of this module starts with these
+
+
+def estimated_db_bytes(rows: int) -> int:
+    """Bytes of keys and values ``rows`` iibench rows store with 3 secondary indexes: the size caches scale by."""
+    row = RowGenerator(seed=0).batch(1)[0]
+    return rows * RowLayout(schema(SECONDARY_INDEXES)).entry_bytes(row)
+
+
+def cache_bytes(engine: str, config: str, rows: int) -> int:
+    """The cache ``engine`` gets in ``config`` for a run of ``rows`` rows (see the module docstring)."""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}: use one of {', '.join(ENGINES)}")
+    if config == "in-memory":
+        fraction = IN_MEMORY_CACHE_FRACTION
+    elif config == "io-bound":
+        fraction = scales.INSERT_BENCHMARK.cache_fraction[engine]
+    else:
+        raise ValueError(f"unknown configuration {config!r}: use one of {', '.join(CONFIGS)}")
+    return int(fraction * estimated_db_bytes(rows))
+
+
+def run_point(engine: str, config: str, rows: int, seed: int = 0, change_buffer: bool = True) -> dict:
+    """One insert benchmark run: the summary of ``rows`` rows on ``engine`` in ``config``, plus foreground page
+    reads per insert of each index (``reads_per_op_<index>``, counted by IO tag; an LSM's stay untagged)."""
+    options = dict(NO_SYNC_ON_COMMIT[engine])
+    if engine == "btree":
+        options["change_buffer"] = change_buffer
+    result = insert_benchmark(engine, rows=rows, cache_bytes=cache_bytes(engine, config, rows), seed=seed,
+                              device=DEVICE, secondary_indexes=SECONDARY_INDEXES, rows_per_commit=ROWS_PER_COMMIT,
+                              **options)
+    s = result.summary
+    row = {c: s[c] for c in COLUMNS if c not in ("engine", "config")}
+    row.update(write_amp=s["write_amp"], cache_hit_rate=s["cache_hit_rate"], bottleneck=s["bottleneck"],
+               **index_reads_per_op(result.io, s["ops"]))
+    return row
+
+
+def index_reads_per_op(io, ops: int) -> dict[str, float]:
+    """Foreground reads per insert of each index (tag ``<table>.<index>``) in a run's ``IOStats``."""
+    frame = io.to_frame()
+    fg = frame[frame.cause.isin(("foreground", "eviction")) & (frame.reads > 0)]
+    out = {}
+    for name in ["primary"] + [n for n, _ in INDEXES[:SECONDARY_INDEXES]]:
+        out[f"reads_per_op_{name}"] = fg.loc[fg.tag.str.endswith(f".{name}"), "reads"].sum() / ops
+    return out
+
+
+def run(scale: str | None = None, *, rows: int | None = None, seed: int = 0, change_buffer=(True,),
+        executor=None, cache_dir=None, progress: bool = True) -> pd.DataFrame:
+    """Both engines in both configurations at ``scale`` (default ``minidb.scale.current()``): one row per
+    (engine, config[, change_buffer]) with ``COLUMNS`` first. ``change_buffer`` lists the B+tree settings to run."""
+    rows = scales.insert_benchmark(scale).rows if rows is None else int(rows)
+    points = []
+    for engine in ENGINES:
+        for config in CONFIGS:
+            for cb in (change_buffer if engine == "btree" else (True,)):
+                points.append(dict(engine=engine, config=config, rows=rows, seed=seed, change_buffer=cb))
+    frame = sweep(_point, points, name="f1-insert-benchmark", executor=executor, cache_dir=cache_dir,
+                  progress=progress)
+    frame = frame.drop(columns=["seed"])
+    frame["change_buffer"] = frame.change_buffer.astype(object)
+    frame.loc[frame.engine == "lsm", "change_buffer"] = None  # an LSM has no change buffer
+    return frame[[*COLUMNS, *[c for c in frame.columns if c not in COLUMNS]]]
+
+
+def _point(engine: str, config: str, rows: int, seed: int, change_buffer: bool) -> dict:
+    # The sweep puts the point's parameters in front, rows among them: the result's own count (the same) goes.
+    row = run_point(engine, config, rows, seed, change_buffer)
+    del row["rows"]
+    return row
+
+
+def published() -> pd.DataFrame:
+    """Seed 000's fast-SSD figures for InnoDB-5.7 and MyRocks in ``run``'s columns and units (KB = 1024 bytes as
+    iostat's), ``engine`` holding the published name; ``db_bytes`` only where the post gives it (IO-bound)."""
+    io = data.load("insert_benchmark_by_storage")
+    io = io[(io.storage == "fast-ssd") & io.engine.isin(PUBLISHED_ENGINES)]
+    size = data.load("insert_benchmark_size")
+    size = size[size.engine.isin(PUBLISHED_SIZE_NAMES)].assign(engine=lambda f: f.engine.map(PUBLISHED_SIZE_NAMES))
+    size_bytes = dict(zip(size.engine, size.size_gb * 1e9))
+    frame = pd.DataFrame({
+        "engine": io.engine.values,
+        "config": io.workload.values,
+        "ops_per_sec": io.inserts_per_sec.astype(float).values,
+        "rkb_per_op": io.rkb_per_insert.values,
+        "wkb_per_op": io.wkb_per_insert.values,
+        "db_bytes": [size_bytes.get(e) if w == "io-bound" else float("nan") for e, w in zip(io.engine, io.workload)],
+    })
+    frame.attrs["name"] = "insert_benchmark_by_storage"
+    return frame.sort_values(["engine", "config"], key=lambda c: c.map(_order), ignore_index=True)
+
+
+def _order(value):
+    """Sort key: B+tree engines before LSMs, in-memory before IO-bound."""
+    ranks = {"InnoDB-5.7": 0, "MyRocks": 1, "in-memory": 0, "io-bound": 1}
+    return ranks.get(value, 9)

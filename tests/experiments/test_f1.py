@@ -1,0 +1,80 @@
+"""Finding F1 at the tiny scale: the experiment's shape, its determinism, and the seed's qualitative claims."""
+
+import pytest
+
+from minidb.experiments import f1_insert_benchmark as f1
+
+SECONDARIES = ("marketsegment", "registersegment", "pdc")
+
+
+@pytest.fixture(scope="module")
+def runs():
+    frame = f1.run("tiny", change_buffer=(True, False), cache_dir=False, progress=False)
+    return frame[frame.change_buffer.isin([True, None])].set_index(["engine", "config"]), frame
+
+
+@pytest.fixture(scope="module")
+def tiny(runs):
+    return runs[0]
+
+
+def test_one_row_per_engine_and_configuration(tiny):
+    assert list(tiny.reset_index().columns[:len(f1.COLUMNS)]) == list(f1.COLUMNS)
+    assert sorted(tiny.index) == [(e, c) for e in f1.ENGINES for c in f1.CONFIGS]
+    assert (tiny.rows == 20_000).all()
+
+
+def test_caches_are_larger_than_the_data_in_memory_and_a_few_percent_of_it_io_bound(tiny):
+    for engine in f1.ENGINES:
+        assert tiny.loc[(engine, "in-memory"), "cache_bytes"] > tiny.loc[(engine, "in-memory"), "db_bytes"]
+        io_bound = tiny.loc[(engine, "io-bound")]
+        assert io_bound.cache_bytes < 0.1 * io_bound.db_bytes
+
+
+def test_btree_reads_per_insert_only_when_io_bound(tiny):
+    assert tiny.loc[("btree", "in-memory"), "reads_per_op"] == 0
+    io_bound = tiny.loc[("btree", "io-bound")]
+    assert io_bound.foreground_reads_per_op > 0.1
+    for name in SECONDARIES:  # the reads are secondary index leaves, not the PK-ordered primary index
+        assert io_bound[f"reads_per_op_{name}"] > 10 * io_bound.reads_per_op_primary
+
+
+def test_lsm_secondary_index_maintenance_reads_nothing_and_its_rate_holds(tiny):
+    for config in f1.CONFIGS:
+        lsm = tiny.loc[("lsm", config)]
+        assert all(lsm[f"reads_per_op_{name}"] == 0 for name in SECONDARIES)
+        # what the LSM reads in the foreground is the primary key's uniqueness check: a few blocks per 100 rows
+        assert lsm.foreground_reads_per_op < 0.1 * tiny.loc[("btree", "io-bound"), "foreground_reads_per_op"]
+    lsm_drop = tiny.loc[("lsm", "in-memory"), "ops_per_sec"] / tiny.loc[("lsm", "io-bound"), "ops_per_sec"]
+    btree_drop = tiny.loc[("btree", "in-memory"), "ops_per_sec"] / tiny.loc[("btree", "io-bound"), "ops_per_sec"]
+    assert lsm_drop < 1.25 and btree_drop >= 2  # F1: the LSM keeps its rate, the B+tree loses half or more
+    assert tiny.loc[("lsm", "io-bound"), "wkb_per_op"] < tiny.loc[("btree", "io-bound"), "wkb_per_op"]
+
+
+def test_the_change_buffer_saves_reads(runs):
+    btree = runs[1].query("engine == 'btree' and config == 'io-bound'").set_index("change_buffer")
+    assert btree.loc[False, "reads_per_op"] > 2 * btree.loc[True, "reads_per_op"] > 0
+    assert btree.loc[False, "ops_per_sec"] < btree.loc[True, "ops_per_sec"]
+
+
+def test_same_seed_same_numbers():
+    a = f1.run_point("lsm", "io-bound", 3000, seed=7)
+    b = f1.run_point("lsm", "io-bound", 3000, seed=7)
+    assert a == b
+    assert f1.run_point("btree", "in-memory", 3000, seed=7) == f1.run_point("btree", "in-memory", 3000, seed=7)
+    assert f1.run_point("lsm", "io-bound", 3000, seed=8) != a
+
+
+def test_published_rows_use_the_same_columns_and_units():
+    pub = f1.published().set_index(["engine", "config"])
+    assert pub.loc[("MyRocks", "io-bound"), "ops_per_sec"] == 115_234
+    assert pub.loc[("InnoDB-5.7", "io-bound"), "wkb_per_op"] == 13.38
+    assert pub.loc[("InnoDB-5.7", "io-bound"), "db_bytes"] == 362e9
+    assert set(pub.columns) <= set(f1.COLUMNS)
+
+
+def test_bad_configuration_is_a_clear_error():
+    with pytest.raises(ValueError, match="configuration 'warm'"):
+        f1.cache_bytes("btree", "warm", 100)
+    with pytest.raises(ValueError, match="engine 'heap'"):
+        f1.cache_bytes("heap", "io-bound", 100)
