@@ -41,6 +41,8 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes
 from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memcpy
 
+from minidb.coding cimport load_be64, store_be64
+
 
 cdef extern from "Python.h":
     const char* PyUnicode_AsUTF8AndSize(object unicode, Py_ssize_t* size) except NULL
@@ -72,21 +74,6 @@ cdef inline Py_ssize_t _put_escaped(unsigned char* out, Py_ssize_t pos, const un
     out[pos] = 0x00
     out[pos + 1] = 0x01
     return pos + 2
-
-
-cdef inline Py_ssize_t _put_u64(unsigned char* out, Py_ssize_t pos, uint64_t u) noexcept nogil:
-    cdef int i
-    for i in range(8):
-        out[pos + i] = <unsigned char>(u >> (56 - 8 * i))
-    return pos + 8
-
-
-cdef inline uint64_t _get_u64(const unsigned char* p) noexcept nogil:
-    cdef uint64_t u = 0
-    cdef int i
-    for i in range(8):
-        u = (u << 8) | p[i]
-    return u
 
 
 cdef inline uint64_t _int_bits(object v) except? 0:
@@ -151,10 +138,12 @@ cpdef bytes encode_key(object values):
             pos += 1
         elif isinstance(v, int):
             buf[pos] = TAG_INT
-            pos = _put_u64(buf, pos + 1, _int_bits(v))
+            store_be64(buf + pos + 1, _int_bits(v))
+            pos += 9
         elif isinstance(v, float):
             buf[pos] = TAG_FLOAT
-            pos = _put_u64(buf, pos + 1, _float_bits(v))
+            store_be64(buf + pos + 1, _float_bits(v))
+            pos += 9
         elif isinstance(v, bytes):
             buf[pos] = TAG_BYTES
             pos = _put_escaped(buf, pos + 1, <const unsigned char*>PyBytes_AS_STRING(v), PyBytes_GET_SIZE(v))
@@ -199,7 +188,7 @@ cpdef tuple decode_key(bytes key):
         elif tag == TAG_INT or tag == TAG_FLOAT:
             if pos + 8 > n:
                 raise ValueError(f"bad encoded key {key!r}: number at offset {pos - 1} is cut short")
-            u = _get_u64(p + pos)
+            u = load_be64(p + pos)
             pos += 8
             if tag == TAG_INT:
                 out.append(<int64_t>(u ^ SIGN))

@@ -12,7 +12,7 @@ from libc.stdint cimport uint32_t, uint64_t
 from minidb.errors import CorruptionError
 
 from .buffer cimport buf_append, buf_free, buf_init, buf_reserve
-from .coding cimport get_varint64, load_le32
+from minidb.coding cimport get_varint64, load_le32
 from .dbformat cimport compare_internal, compare_user
 
 

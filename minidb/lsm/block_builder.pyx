@@ -18,7 +18,7 @@ from libc.stdint cimport uint32_t
 from libc.stdlib cimport free, realloc
 
 from .buffer cimport Buffer, buf_append, buf_append_varint, buf_assign, buf_free, buf_init, buf_reserve
-from .coding cimport store_le32
+from minidb.coding cimport store_le32
 
 
 cdef class BlockBuilder:

@@ -19,7 +19,7 @@ from libc.stdint cimport uint8_t, uint32_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memset
 
-from .coding cimport load_le32
+from minidb.coding cimport load_le32
 
 cdef uint32_t SEED = 0xbc9f1d34  # LevelDB's BloomHash seed
 cdef uint32_t M = 0xc6a4a793  # multiplier of LevelDB's murmur-like Hash

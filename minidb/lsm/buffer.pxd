@@ -8,7 +8,7 @@ Appending may move ``data``, so never keep a pointer into it across an append.
 from libc.stdlib cimport free, realloc
 from libc.string cimport memcpy
 
-from .coding cimport put_varint64
+from minidb.coding cimport put_varint64
 
 
 cdef struct Buffer:

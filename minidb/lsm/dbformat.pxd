@@ -10,7 +10,7 @@ search for ``(user_key, MAX_SEQUENCE)`` lands on it.
 from libc.stdint cimport uint64_t
 from libc.string cimport memcmp
 
-from .coding cimport load_be64
+from minidb.coding cimport load_be64
 
 cdef enum:
     TYPE_DELETION = 0  # a tombstone: the key was deleted at this sequence number

@@ -3,7 +3,7 @@
 
 from libc.stdint cimport uint64_t
 
-from .coding cimport load_be64, store_be64
+from minidb.coding cimport load_be64, store_be64
 
 MAX_SEQUENCE = (1 << 56) - 1  # sequence numbers take 7 bytes of the trailer
 DELETION = TYPE_DELETION  # value type of a tombstone

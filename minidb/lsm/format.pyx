@@ -14,7 +14,7 @@ from libc.stdint cimport uint64_t
 from minidb.errors import CorruptionError
 
 from . import compression
-from .coding cimport get_varint64, put_varint64
+from minidb.coding cimport get_varint64, put_varint64
 
 BLOCK_TRAILER_SIZE = 5  # 1 byte compression type + 4 bytes crc32
 FOOTER_SIZE = 48  # two handles padded to 40 bytes, then the 8-byte magic number

@@ -22,7 +22,7 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memmove
 
 from .buffer cimport Buffer, buf_append, buf_free, buf_init, buf_reserve
-from .coding cimport load_be64, store_be64
+from minidb.coding cimport load_be64, store_be64
 from .dbformat cimport TRAILER_SIZE, TYPE_DELETION, TYPE_VALUE, compare_internal, compare_user, max_sequence
 
 cdef enum:

@@ -25,7 +25,7 @@ from .format import block_trailer, encode_footer, encode_handle
 from .block_builder cimport BlockBuilder
 from .bloom cimport BloomFilterPolicy, bloom_hash
 from .buffer cimport Buffer, buf_append, buf_assign, buf_free, buf_init
-from .coding cimport load_be64
+from minidb.coding cimport load_be64
 from .dbformat cimport TRAILER_SIZE, TYPE_DELETION, compare_user
 
 PROPERTIES_BLOCK = b"properties"  # metaindex key of the properties block

@@ -26,7 +26,7 @@ from libc.stdint cimport uint32_t, uint64_t
 from minidb.errors import CorruptionError
 
 from .buffer cimport Buffer, buf_append, buf_append_varint, buf_free, buf_init, buf_reserve
-from .coding cimport get_varint64, load_le32, load_le64, store_le32, store_le64
+from minidb.coding cimport get_varint64, load_le32, load_le64, store_le32, store_le64
 from .dbformat cimport TYPE_DELETION, TYPE_VALUE
 from .memtable cimport MemTable
 

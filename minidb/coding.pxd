@@ -1,5 +1,6 @@
 # cython: language_level=3
-"""Fixed-width and variable-length integer coding, as LevelDB's util/coding.h defines it.
+"""Fixed-width and variable-length integer coding, as LevelDB's util/coding.h defines it (shared by the LSM
+formats and the key codec).
 
 Every on-disk structure of the LSM engine (blocks, WAL records, version edits) is built from these few encodings:
 
