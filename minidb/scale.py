@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from . import data
+
 SCALES = ("tiny", "small", "large")
 DEFAULT = "small"  # the book's scale
 ENV = "MINIDB_SCALE"  # the environment variable that chooses the scale
@@ -88,11 +90,20 @@ def engine_sizes(engine, db_bytes: float, reference: Reference, cache_bytes: int
 
 
 # -- per-workload sizes -----------------------------------------------------------------------------------------------
-INSERT_BENCHMARK = Reference(
-    source="seed 000: 2B rows; MyRocks 226 GB with a 10 GB block cache, InnoDB 362 GB with a 35 GB buffer pool",
-    db_bytes=226 * GB,
-    cache_fraction={"lsm": 10 / 226, "btree": 35 / 362},
-)
+def _insert_benchmark_reference() -> Reference:
+    """Seed 000's IO-bound run (2B rows), from data/: the caches and the databases' final sizes."""
+    caches = data.load("insert_benchmark_caches").set_index(["config", "engine"]).cache_gb
+    sizes = data.load("insert_benchmark_size").set_index("engine").size_gb
+    return Reference(
+        source="seed 000: 2B rows; IO-bound caches (data/published/insert_benchmark_caches.csv) over the final "
+               "database sizes (insert_benchmark_size.csv)",
+        db_bytes=float(sizes["MyRocks"]) * GB,
+        cache_fraction={"lsm": float(caches["io-bound", "RocksDB"] / sizes["MyRocks"]),
+                        "btree": float(caches["io-bound", "InnoDB"] / sizes["InnoDB-5.7.10"])},
+    )
+
+
+INSERT_BENCHMARK = _insert_benchmark_reference()
 SYSBENCH = Reference(
     source="seed 003: sysbench-tpcc 5000W, InnoDB 471 GB, MyRocks 91 GB with LZ4, 27 GB cache (no post gives a "
            "sysbench OLTP cache, so its runs use this ratio)",

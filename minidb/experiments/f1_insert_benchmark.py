@@ -38,9 +38,12 @@ CONFIGS = ("in-memory", "io-bound")  # the seed's two configurations
 SECONDARY_INDEXES = 3  # seed 000: "each table has 3 secondary indexes"
 ROWS_PER_COMMIT = 2  # see the module docstring: a commit must fit in an IO-bound buffer pool
 DEVICE = "nvme"  # seed 000's first post: "fast NVMe flash"
-# seed 000: "For the in-memory configurations all database caches were set to 190gb", for 500m rows; the
-# uncompressed MyRocks database of 2b rows was 226 GB, so 500m rows make about 226 / 4 GB.
-IN_MEMORY_CACHE_FRACTION = 190 / (226 * 500 / 2000)
+# seed 000: the in-memory run inserted 500m rows (the IO-bound one 2b) with every database cache at the size in
+# data/published/insert_benchmark_caches.csv; 500m rows of the MyRocks database of 2b rows (insert_benchmark_size.csv).
+IN_MEMORY_CACHE_FRACTION = float(
+    data.load("insert_benchmark_caches").set_index("config").cache_gb["in-memory"]
+    / (data.load("insert_benchmark_size").set_index("engine").size_gb["MyRocks"] * 500 / 2000)
+)
 # Sync policies of the seed's runs: "sync on commit was disabled for the database redo log & binlog".
 NO_SYNC_ON_COMMIT = {"btree": {"redo_sync": "none"}, "lsm": {"wal_sync": "none"}}
 

@@ -94,6 +94,7 @@ SPECS: dict[str, Table | Quoted] = {
         View(lambda r: f"* * {r['size_gb']} {r['engine']}", header="io-bound in-memory size engine"),
     )),
     "insert_benchmark_devices": Quoted(rows=2),
+    "insert_benchmark_caches": Quoted(rows=3),
     "myrocks_l0_slowdown": Quoted(rows=1),
     "tpcc_memory_sweep": Table(rows=22, views=(
         _tpcc("tps", "average throughput for each engine for different memory settings",
