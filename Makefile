@@ -30,7 +30,6 @@ test: build
 	@echo "make test: passed"
 
 book: build
-	rm -rf book/_build/.jupyter_cache
 	MINIDB_SCALE=$(SCALE) $(VENV)/bin/jupyter-book build book -W -n --keep-going
 	@echo "The book is at book/_build/html/index.html"
 

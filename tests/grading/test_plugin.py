@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import textwrap
 import time
 
 import pytest
@@ -81,17 +80,8 @@ def test_student_folder_nested_and_package(demo, grade, submission, pytester):
     _, results = grade(demo, "--student", pytester.path / "alice")
     assert results["score"] == DEMO_MAX
     # A package with a relative import.
-    package = pytester.path / "bob" / "demo"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text("from .impl import add, mul, spin\n")
-    (package / "impl.py").write_text(textwrap.dedent('''
-        def add(a, b):
-            return a + b
-        def mul(a, b):
-            return a * b
-        def spin():
-            return "done"
-    '''))
+    submission("good", where="bob/demo/impl.py")
+    (pytester.path / "bob" / "demo" / "__init__.py").write_text("from .impl import add, mul, spin\n")
     _, results = grade(demo, "--student", pytester.path / "bob")
     assert results["score"] == DEMO_MAX
 
