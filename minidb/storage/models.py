@@ -10,7 +10,9 @@ The engines only *count* IO (``IOStats``); how long that IO takes depends on the
 Cloud volumes count a large request as several IOs (EBS counts SSD IOs in units of up to 256 KiB), so
 ``io_units`` charges at least ``bytes / max_io_bytes`` IOs.
 
-Presets (``preset(name, ...)``) describe the devices of the source posts; each constant names its source.
+Presets (``preset(name, ...)``) describe the devices of the source posts. Their IOPS and bandwidth caps and prices
+are the posts' numbers, loaded from data/ where they are checked against the posts; what the posts do not give
+(latencies, an NVMe bandwidth, EBS's IO unit) is a constant here that names its own source.
 """
 
 from __future__ import annotations
@@ -71,80 +73,120 @@ class DeviceModel:
         return math.inf if t == 0 else ops / t
 
 
+def _published(name: str):
+    """The published table ``name`` (data/published/NAME.csv), checked against its seed by the test suite."""
+    from .. import data
+
+    return data.load(name)
+
+
+def _ssd(storage: str):
+    """Seed 000's figures for the ``slow-ssd`` or ``fast-ssd`` server (data/published/insert_benchmark_devices.csv)."""
+    return _published("insert_benchmark_devices").set_index("storage").loc[storage]
+
+
+def _ebs_limits(volume_type: str):
+    """The IOPS and MB/s caps of an EBS volume type (data/published/cloud_volume_limits.csv, from seed 003)."""
+    return _published("cloud_volume_limits").set_index("volume_type").loc[volume_type]
+
+
 def nvme() -> DeviceModel:
-    """The 'fast SSD' server of seed 000: several NVMe NAND devices, more than 100k page reads per second."""
+    """The 'fast SSD' server of seed 000: several NVMe NAND devices; its IOPS cap is the page-read rate the post
+    gives it (insert_benchmark_devices.csv)."""
     return DeviceModel(
         name="nvme",
-        iops=100_000,  # seed 000: "more than 100k/second provided by the fast SSD server"
+        iops=int(_ssd("fast-ssd").page_reads_per_sec),  # seed 000 says "more than" this: the cap is a lower bound
         bandwidth=2000 * MB,  # not in the seeds: the order of a 2016 datacenter NVMe SSD's datasheet (2-3 GB/s)
         read_latency=100e-6,  # not in the seeds: typical NAND flash read at queue depth 1
         write_latency=20e-6,  # not in the seeds: writes land in the device's power-safe cache
         sync_latency=20e-6,  # same: a flush of a power-safe cache is cheap
-        source="seed 000 (fast SSD, >100k page reads/s); bandwidth and latencies from typical NVMe datasheets",
+        source="seed 000 (fast SSD, page reads/s); bandwidth and latencies from typical NVMe datasheets",
     )
 
 
 def slow_ssd() -> DeviceModel:
-    """The 'slow SSD' server of seed 000: about 10k page reads per second, saturating around 400 MB/s."""
+    """The 'slow SSD' server of seed 000: the page-read rate and the bandwidth at which the post says it saturates
+    (insert_benchmark_devices.csv); both are the post's estimates ("about", "assuming ... around")."""
+    ssd = _ssd("slow-ssd")
+    iops = int(ssd.page_reads_per_sec)
     return DeviceModel(
         name="slow-ssd",
-        iops=10_000,  # seed 000: "The slower SSD provides about 10k page reads second"
-        bandwidth=400 * MB,  # seed 000: "Assuming the slow SSD saturates around 400 MB/s of IO"
-        read_latency=100e-6,  # 1 / 10k IOPS: at queue depth 1 a request takes about the inverse of the IOPS cap
-        write_latency=100e-6,  # same reasoning as reads
-        sync_latency=100e-6,  # same reasoning as reads
-        source="seed 000 (slow SSD: ~10k page reads/s, ~400 MB/s)",
+        iops=iops,
+        bandwidth=int(ssd.max_mb_per_sec) * MB,
+        read_latency=1 / iops,  # at queue depth 1 a request takes about the inverse of the IOPS cap
+        write_latency=1 / iops,  # same reasoning as reads
+        sync_latency=1 / iops,  # same reasoning as reads
+        source="seed 000 (slow SSD: page reads/s and MB/s)",
     )
 
 
-def _cost_table():
-    from .. import data
+def _gp2_iops_per_gb(max_iops: int) -> int:
+    """gp2's IOPS per provisioned GB: the ratio of seed 004's volumes below the cap (gp2_iops_by_size.csv).
 
-    return data.load("cloud_cost_per_year")
+    Every such volume gets the same whole number of IOPS per GB; the largest volume of the list is at the cap, so
+    its ratio is the cap's, not the slope's.
+    """
+    sizes = _published("gp2_iops_by_size")
+    uncapped = sizes[sizes.iops < max_iops]
+    (per_gb,) = set(uncapped.iops / uncapped.size_gb)  # one ratio, or the table contradicts itself
+    return int(per_gb)
 
 
 def gp2(size_gb: float = 3400) -> DeviceModel:
-    """An AWS gp2 volume of ``size_gb``: 3 IOPS per GB (at least 100, at most 10,000), 160 MB/s, priced per GB."""
+    """An AWS gp2 volume of ``size_gb``: IOPS in proportion to its size, between AWS's floor and gp2's cap, a
+    bandwidth cap, and a price per GB.
+
+    The IOPS per GB come from seed 004's volumes (gp2_iops_by_size.csv), the caps from seed 003
+    (cloud_volume_limits.csv) and the price from seed 003's cost table (cloud_cost_per_year.csv).
+    """
     if size_gb <= 0:
         raise ValueError(f"gp2 size must be > 0 GB, got {size_gb}")
-    table = _cost_table()
+    limits = _ebs_limits("gp2")
+    max_iops = int(limits.max_iops)
+    table = _published("cloud_cost_per_year")
     row = table[table.volume_type == "gp2"].iloc[0]
-    usd_per_gb_year = row.total_usd_per_year / row.size_gb  # seed 003 cost table: 3.4TB gp2 for $4800/year
+    usd_per_gb_year = row.total_usd_per_year / row.size_gb  # the cost table's one gp2 volume, priced per GB
     return DeviceModel(
         name="gp2",
-        iops=min(10_000, max(100, 3 * size_gb)),  # seed 004: 500GB -> 1500 iops, 3334GB -> 10000 (the maximum)
-        bandwidth=160 * MB,  # seed 003 (comments) and 004: "Amazon cap the single gp2 volume throughput to 160MB/sec"
+        # The floor is not in the seeds: AWS EBS docs give every gp2 volume at least 100 IOPS, however small.
+        iops=min(max_iops, max(100, _gp2_iops_per_gb(max_iops) * size_gb)),
+        bandwidth=int(limits.max_mb_per_sec) * MB,  # seed 003 (a comment) and 004 cap one gp2 volume's throughput
         read_latency=500e-6,  # not in the seeds: EBS documents single-digit milliseconds at most; 0.5 ms typical
         write_latency=500e-6,
         sync_latency=500e-6,
         max_io_bytes=256 * KIB,  # AWS EBS docs: SSD volumes count IOs in units of up to 256 KiB
         size_gb=size_gb,
         usd_per_year=float(usd_per_gb_year * size_gb),
-        source="seeds 003/004 (IOPS per GB, 10k max, 160 MB/s, yearly price); latency from AWS EBS docs",
+        source="seeds 003/004 (IOPS per GB, IOPS and MB/s caps, yearly price); floor and latency from AWS EBS docs",
     )
 
 
 def io1(iops: float = 10_000, size_gb: float = 1000) -> DeviceModel:
-    """An AWS io1 volume with ``iops`` bought (at most 30,000) and 500 MB/s, priced per GB and per IOPS."""
-    if not 0 < iops <= 30_000:
-        raise ValueError(f"io1 IOPS must be in (0, 30000], got {iops}")
+    """An AWS io1 volume with ``iops`` bought (up to io1's cap), a bandwidth cap, priced per GB and per IOPS.
+
+    The caps come from seed 003 (cloud_volume_limits.csv), the prices from its cost table (cloud_cost_per_year.csv).
+    """
+    limits = _ebs_limits("io1")
+    max_iops = int(limits.max_iops)
+    if not 0 < iops <= max_iops:
+        raise ValueError(f"io1 IOPS must be in (0, {max_iops}], got {iops}")
     if size_gb <= 0:
         raise ValueError(f"io1 size must be > 0 GB, got {size_gb}")
-    table = _cost_table()
+    table = _published("cloud_cost_per_year")
     rows = table[table.volume_type == "io1"]
-    usd_per_gb_year = (rows.resource_usd_per_year / rows.size_gb).mean()  # seed 003: 1TB io1 for $1500/year
-    usd_per_iops_year = (rows.io_usd_per_year / rows.iops).mean()  # seed 003: $3900/year per 5000 IOPS
+    usd_per_gb_year = (rows.resource_usd_per_year / rows.size_gb).mean()  # the volume's price, the same in every row
+    usd_per_iops_year = (rows.io_usd_per_year / rows.iops).mean()  # the IOPS bought, priced in proportion
     return DeviceModel(
         name="io1",
-        iops=iops,  # seed 004: "for io1 volumes we can 'buy' throughput up to 30000 iops"
-        bandwidth=500 * MB,  # seed 003 (comments): "the throughput is capped for EBS (io1 500mb/s, gp2 160mb/s)"
+        iops=iops,
+        bandwidth=int(limits.max_mb_per_sec) * MB,  # seed 003 (a reader's comment): EBS caps io1's throughput
         read_latency=500e-6,  # not in the seeds: as gp2
         write_latency=500e-6,
         sync_latency=500e-6,
         max_io_bytes=256 * KIB,  # AWS EBS docs, as gp2
         size_gb=size_gb,
         usd_per_year=float(usd_per_gb_year * size_gb + usd_per_iops_year * iops),
-        source="seeds 003/004 (IOPS up to 30k, 500 MB/s, yearly price per GB and per IOPS)",
+        source="seeds 003/004 (IOPS cap, MB/s cap, yearly price per GB and per IOPS)",
     )
 
 

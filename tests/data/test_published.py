@@ -111,6 +111,7 @@ SPECS: dict[str, Table | Quoted] = {
              header="Page-size TPS iostat-wKB/t"),
     )),
     "linkbench_data_size": Quoted(rows=2),
+    "linkbench_memory": Quoted(rows=1),
     "cloud_cost_per_year": Table(rows=7, views=(
         View(lambda r: f"{r['resource']} {_usd(r)}", header="Resource cost/year, $ IO cost $/year Total $/year"),
         View(_volume),

@@ -41,6 +41,28 @@ def test_gp2_iops_grow_with_size_up_to_10000(size_gb, iops):
     assert preset("gp2", size_gb=size_gb).bandwidth == 160e6
 
 
+def test_caps_are_the_published_rows():
+    """The presets' IOPS and bandwidth caps are the rows of data/, not numbers of their own."""
+    ssds = data.load("insert_benchmark_devices").set_index("storage")
+    assert preset("nvme").iops == ssds.page_reads_per_sec["fast-ssd"] == 100_000
+    slow = preset("slow-ssd")
+    assert slow.iops == ssds.page_reads_per_sec["slow-ssd"] == 10_000
+    assert slow.bandwidth == ssds.max_mb_per_sec["slow-ssd"] * 1e6 == 400e6
+    limits = data.load("cloud_volume_limits").set_index("volume_type")
+    assert preset("gp2").bandwidth == limits.max_mb_per_sec["gp2"] * 1e6 == 160e6
+    assert preset("gp2", size_gb=1e6).iops == limits.max_iops["gp2"] == 10_000
+    assert preset("io1", iops=limits.max_iops["io1"]).bandwidth == limits.max_mb_per_sec["io1"] * 1e6 == 500e6
+    with pytest.raises(ValueError, match=r"io1 IOPS must be in \(0, 30000\]"):
+        preset("io1", iops=limits.max_iops["io1"] + 1)
+    for row in data.load("gp2_iops_by_size").itertuples():  # the cap's row included
+        assert preset("gp2", size_gb=row.size_gb).iops == row.iops
+
+
+def test_whole_gb_volumes_get_whole_iops():
+    """gp2's IOPS per GB is a whole number, so an int size gives an int cap, as tables of presets print it."""
+    assert isinstance(preset("gp2", size_gb=500).iops, int) and isinstance(preset("nvme").iops, int)
+
+
 def test_prices_reproduce_the_published_cost_table():
     table = data.load("cloud_cost_per_year")
     for row in table[table.volume_type == "io1"].itertuples():

@@ -7,7 +7,7 @@ import types
 import numpy as np
 import pytest
 
-from minidb import scale
+from minidb import data, scale
 from minidb.storage import SimDevice, preset
 from minidb.workloads import Driver
 from minidb.workloads.distributions import IntStream, Zipf, nurand, random_strings, scramble, sysbench_pattern
@@ -94,6 +94,20 @@ def test_engine_sizes_keep_the_reference_ratios():
         scale.engine_sizes("lsm", db, ref, cache_bytes=-1)
     with pytest.raises(ValueError, match="database size"):
         scale.engine_sizes("lsm", 0, ref)
+
+
+def test_references_are_the_published_configurations():
+    """Each workload scales from its post's configuration as data/ holds it: cache (or RAM) over database size."""
+    assert sorted(set(data.load("cloud_tps_by_iops").cache_gb)) == [27, 54]  # the post's caches: the smaller is used
+    cloud = data.load("cloud_data_size").set_index("engine").size_gb
+    assert scale.SYSBENCH.db_bytes == cloud["InnoDB"] * 1e9 == 471e9
+    assert scale.SYSBENCH.cache_fraction == {"lsm": 27 / 471, "btree": 27 / 471}
+    assert scale.TPCC is scale.SYSBENCH
+    ram = data.load("linkbench_memory").set_index("config").ram_gb["io-bound"]
+    linkbench = data.load("linkbench_data_size").set_index("engine").size_gb
+    assert scale.LINKBENCH.db_bytes == linkbench["InnoDB"] * 1e9 == 1600e9
+    assert ram / linkbench["InnoDB"] == 50 / 1600
+    assert scale.LINKBENCH.cache_fraction == {"lsm": 50 / 1600, "btree": 50 / 1600}
 
 
 # -- distributions ----------------------------------------------------------------------------------------------------
