@@ -14,9 +14,9 @@ InnoDB's buffer pool, reduced to what changes the IO an engine does:
 * **Flush list.** Dirty frames ordered by ``oldest_lsn``, the start LSN of the first change their tablespace copy
   lacks. A checkpoint writes from its old end: the checkpoint LSN can advance to the oldest remaining ``oldest_lsn``.
 * **Pins.** A frame is not evictable while an operation uses it (``fix > 0``) or while the open mini-transaction
-  (a client batch) has changed it: its redo is not in the log yet, so the write-ahead rule forbids writing it.
+  has changed it: its redo is not in the log yet, so the write-ahead rule forbids writing it.
 
-The pool only keeps lists and counters; reading, writing and choosing what to write is ``space.py``'s job.
+The pool only keeps lists and counters; reading, writing and choosing what to write is ``pager.py``'s job.
 """
 
 from cpython.bytearray cimport PyByteArray_AS_STRING
@@ -211,7 +211,7 @@ cdef class BufferPool:
         return f.mtr != 0 and f.mtr == self.mtr
 
     def evictable(self, Frame f):
-        """True if ``f`` may leave the pool once clean: no operation uses it and no open batch changed it."""
+        """True if ``f`` may leave the pool once clean: no operation uses it and the open mtr did not change it."""
         return f.fix == 0 and not (f.mtr != 0 and f.mtr == self.mtr)
 
     def victims(self, int limit):

@@ -123,8 +123,9 @@ class ChangeBuffer:
         mtr = self.db.current_mtr()
         entries = self.tree.items(ENTRY_KEY.pack(page_no, 0), ENTRY_KEY.pack(page_no + 1, 0))
         for entry_key, entry in entries:
-            op, _, klen = ENTRY_HEAD.unpack_from(entry)
+            op, index_id, klen = ENTRY_HEAD.unpack_from(entry)
             key = entry[ENTRY_HEAD.size:ENTRY_HEAD.size + klen]
+            mtr.undo_before(frame, index_id, key)  # a batch that merged and then failed puts the entry back
             if op == OP_PUT:
                 if mtr.put(frame, key, entry[ENTRY_HEAD.size + klen:], self.db.page_size) == pg.FULL:
                     raise CorruptionError(f"change buffer: a buffered insert does not fit in page {page_no}")

@@ -1,18 +1,27 @@
 """BTreeEngine: the InnoDB-like engine behind ``minidb.open_btree``, assembled from the parts in this package.
 
 One tablespace holds one B+tree per keyspace (plus the catalog and the change buffer trees), all sharing one buffer
-pool; one redo log records every change. A client write (``put``, ``delete`` or ``write(batch)``) is one
-mini-transaction: its changes are made in the pool (pinned there), logged as one redo group at commit, and the
-group is synced according to ``redo_sync``. Dirty pages reach the tablespace later: evicted from the LRU tail when
-a frame is needed, written by the page cleaner, or by a checkpoint when the redo log fills up; always after their
-redo is durable, and through the doublewrite buffer when it is on. Opening a database that was not closed replays
-its redo log (recovery.py).
+pool; one redo log records every change. A client write (``put``, ``delete`` or ``write(batch)``) is a
+*transaction* made of mini-transactions (mtr.pyx): the changes are made in the pool, each mtr's pages pinned there
+until its redo group is appended to the log; the last group ends with COMMIT, is written with the log buffer, and
+is synced according to ``redo_sync``. Dirty pages reach the tablespace later: evicted from the LRU tail when a frame
+is needed, written by the page cleaner, or by a checkpoint when the redo log fills up; always after their redo is
+durable, and through the doublewrite buffer when it is on. Opening a database that was not closed replays its redo
+log (recovery.py).
 
-**Atomicity and failures.** A batch either commits as a whole or leaves no trace: its redo reaches the log only at
-commit, with a commit marker. If anything fails in the middle of a batch (an IO error, a corrupt page, a pool too
-small for the batch), the engine discards its in-memory state and recovers from the tablespace and the log, which
-hold exactly the committed batches, then raises the error. After ``DeviceCrashed`` the engine is dead: reopen the
-database with ``open_btree(device)``, as a restarted server would.
+**Batches larger than the pool.** A batch that changes few pages is one mtr. Once an mtr has changed a quarter of
+the pool's frames, its group is appended ending with CONTINUE and the batch goes on in a new mtr, so its earlier
+pages may be written and evicted before it commits: a 1,000-row insert-benchmark commit touching thousands of
+secondary-index leaves runs in a pool of a few hundred frames, as in InnoDB. Such a group also carries the batch's
+*undo*: for every key changed, the value it had before.
+
+**Atomicity and failures.** A batch either commits as a whole or leaves no trace. Recovery replays every group,
+then rolls back the batch whose COMMIT group is not in the log, from its undo (``_rollback``). If anything fails in
+the middle of a batch (an IO error, a full disk, a corrupt page), the engine discards its in-memory state and
+recovers from the tablespace and the log, which rolls the batch back, then raises the error. After
+``DeviceCrashed`` the engine is dead: reopen the database with ``open_btree(device)``, as a restarted server would.
+Creating a keyspace is not part of a batch: a ``put`` to a new keyspace creates it first, in a redo group of its own
+(as DDL commits on its own in MySQL), so a failed batch may leave a new, empty keyspace behind.
 
 **Counting.** All IO goes through the device, attributed to a cause (``foreground``, ``eviction``,
 ``page-cleaner``, ``checkpoint``, ``recovery``) and tagged with the keyspace each page belongs to, so
@@ -88,8 +97,8 @@ class BTreeEngine(Engine):
         self.max_key = pg.max_key_bytes(options.page_size)  # most bytes per key
         self.fill_factor = options.fill_factor  # see open_btree
         self.split_policy = options.split_policy or DEFAULT_POLICY  # leaf split plug point
-        self.counters = {"commits": 0, "splits": 0, "root_splits": 0, "merges": 0, "root_lifts": 0,
-                         "checkpoints": 0, "rollbacks": 0}  # engine events since open
+        self.counters = {"commits": 0, "continued_mtrs": 0, "splits": 0, "root_splits": 0, "merges": 0,
+                         "root_lifts": 0, "checkpoints": 0, "rollbacks": 0}  # engine events since open
         self.cleaner = PageCleaner(options.page_cleaner, options.clock) if options.page_cleaner else None
         self.version = 0  # bumped by every committed change (a scan re-descends after one)
         self.recovery: dict = {}  # what the last recovery did (empty for a new database)
@@ -115,6 +124,8 @@ class BTreeEngine(Engine):
                 if dev.exists(name):
                     dev.delete(name)  # left by a creation that crashed before its first checkpoint
         self.pool = BufferPool(ps, opts.pool_frames)
+        self._mtr_frames = max(1, opts.pool_frames // 4)  # a batch's mtr ends once it has changed this many frames
+        self._batch_groups = 0  # groups the open batch has appended so far (they end with CONTINUE)
         self.redo = RedoLog(dev, opts.redo_log_bytes, opts.redo_sync)
         self.tablespace = ts.Tablespace(dev, ps, create=cp is None)
         self.doublewrite = dw.Doublewrite(dev, ps, dev.stats) if opts.doublewrite else None
@@ -155,12 +166,13 @@ class BTreeEngine(Engine):
                 restored = area.recover(self.tablespace, self.redo.checkpoint_lsn)
                 if self.doublewrite is None:
                     dev.delete(dw.FILE)
-            self.recovery = replay(self.redo, self.pool, self.pager)
+            self.recovery, undo = replay(self.redo, self.pool, self.pager)
             self.recovery["doublewrite_restored"] = restored
             self.fsp.check(self.page_size)
             self.catalog.load()
             for name, entry in sorted(self.catalog.entries.items()):
                 self._make_tree(name, entry.index_id, entry.root, entry.unique)
+            self._rollback(undo)
             self.change_buffer.load()
             # Replay may have brought leaves with buffered changes into the pool, where no read will merge them.
             for page_no in sorted(self.change_buffer.pending):
@@ -170,6 +182,36 @@ class BTreeEngine(Engine):
             if self._mtr is not None:
                 self._commit_mtr(client=False)
             self.pager.release()
+
+    def _rollback(self, undo: list) -> None:
+        """Take back the changes of the batch that did not commit, newest first, from its undo records.
+
+        The rollback is an ordinary sequence of logged changes (it may split or merge pages like any other), done
+        in mtrs whose UNDONE records say how many undo records each has taken back: if it is cut short by a crash,
+        the next recovery finishes it. Its last group ends with COMMIT, which closes the batch in the log.
+        """
+        self.recovery["rolled_back"] = len(undo)
+        if not undo:
+            return
+        self._begin_mtr()
+        done = 0
+        for index_id, key, old in reversed(undo):
+            tree = self.tree_by_id.get(index_id)
+            if tree is None:
+                raise CorruptionError(f"redo log: undo record for index {index_id}, which does not exist")
+            if old is None:
+                tree.delete(key)
+            else:
+                tree.put(key, old)
+            self.pager.release()
+            done += 1
+            if len(self._mtr.frames) >= self._mtr_frames:
+                self._mtr.undone(done)
+                done = 0
+                self._commit_mtr(client=False, last=False)
+                self._begin_mtr()
+        self._mtr.undone(done)
+        self._commit_mtr(client=False)
 
     def _make_tree(self, name: str, index_id: int, root: int, unique: bool, register: bool = True) -> BTree:
         capacity = self.page_size - pg.HEADER_BYTES
@@ -196,23 +238,30 @@ class BTreeEngine(Engine):
             self._begin_mtr()
         return self._mtr
 
-    def _begin_mtr(self) -> None:
+    def _begin_mtr(self, batch: bool = False) -> None:
+        """Open a mini-transaction; ``batch``: it belongs to a client batch (it keeps undo)."""
         self._mtr_seq += 1
         self._mtr = self._mtr_buffer
-        self._mtr.begin(self._mtr_seq, GROUP.size)
+        self._mtr.begin(self._mtr_seq, GROUP.size, batch)
         self.pool.begin(self._mtr_seq)
 
-    def _commit_mtr(self, client: bool) -> None:
-        """Append the open mtr's redo as one group (synced per policy for a client commit); dirty its pages."""
-        mtr, self._mtr = self._mtr, None
-        try:
-            if mtr.nrecords:
-                with mtr.group() as group:
-                    start, end = (self.redo.commit if client else self.redo.append)(group, mtr.nrecords)
-                self.pool.commit(mtr.frames, start, end)
-                self.version += 1
-        finally:
-            self.pool.end()
+    def _commit_mtr(self, client: bool, last: bool = True) -> None:
+        """Append the open mtr's redo as one group and dirty its pages. ``last``: the group ends its transaction
+        (COMMIT; for a ``client`` batch the log is written and synced per policy); else it ends with CONTINUE and
+        carries the batch's undo. If the append fails the mtr stays open, for ``_failed`` to roll back."""
+        mtr = self._mtr
+        if mtr.nrecords or (last and self._batch_groups):
+            with mtr.group(last) as group:
+                start, end = (self.redo.commit if client and last else self.redo.append)(group, mtr.nrecords)
+            self.pool.commit(mtr.frames, start, end)
+            self.version += 1
+            if last:
+                self._batch_groups = 0
+            else:
+                self._batch_groups += 1
+                self.counters["continued_mtrs"] += 1
+        self._mtr = None
+        self.pool.end()
 
     # -- failures --------------------------------------------------------------------------------------------------
     def _check_usable(self) -> None:
@@ -230,7 +279,7 @@ class BTreeEngine(Engine):
         if isinstance(exc, DeviceCrashed):
             self._dead = exc
             return
-        if mtr is None or mtr.nrecords == 0:
+        if (mtr is None or mtr.nrecords == 0) and not self._batch_groups:
             self.pool.end()
             return
         self.counters["rollbacks"] += 1
@@ -263,25 +312,37 @@ class BTreeEngine(Engine):
 
     def _write_ops(self, ops: list) -> None:
         self._check_usable()
-        for name in validate_ops(ops, self.max_record, self.max_key, self.trees):
+        new = sorted(validate_ops(ops, self.max_record, self.max_key, self.trees))
+        for name in new:
             check_name(name)
         self._background()
-        self._begin_mtr()
         try:
+            if new:
+                self._begin_mtr()  # the new keyspaces: a system change of its own, made durable with the batch
+                for name in new:
+                    self._create_tree(name, True)
+                self.pager.release()
+                self._commit_mtr(client=False)
+            self._begin_mtr(batch=True)
             with self.device.stats.cause("foreground"):
                 i, n = 0, len(ops)
                 while True:
-                    i = apply_ops(ops, i, self.trees, self._mtr, self.pool)
-                    if i >= n:
-                        break
-                    keyspace, key, value = ops[i]
-                    tree = self.trees.get(keyspace) or self._create_tree(keyspace, True)
-                    if value is None:
-                        tree.delete(key)
-                    else:
-                        tree.put(key, value)
-                    self.pager.release()
-                    i += 1
+                    # The fast path runs ops until one needs IO, a split or a merge, or the mtr is full.
+                    i, full = apply_ops(ops, i, self.trees, self._mtr, self.pool, self._mtr_frames)
+                    if not full:
+                        if i >= n:
+                            break
+                        keyspace, key, value = ops[i]
+                        if value is None:
+                            self.trees[keyspace].delete(key)
+                        else:
+                            self.trees[keyspace].put(key, value)
+                        self.pager.release()
+                        i += 1
+                        if len(self._mtr.frames) < self._mtr_frames:
+                            continue
+                    self._commit_mtr(client=False, last=False)  # its pages may now leave the pool
+                    self._begin_mtr(batch=True)
                 self._commit_mtr(client=True)
         except BaseException as exc:
             self._failed(exc)

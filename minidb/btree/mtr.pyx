@@ -2,9 +2,14 @@
 
 InnoDB changes pages only inside a mini-transaction (``mtr_t``): each change is applied to the page in the buffer
 pool *and* encoded as a redo record in the mtr's buffer; at ``mtr_commit`` the records go to the log as one group
-and the pages become dirty with the group's LSN. Here a whole client write batch is one mtr, which is what makes
-the batch atomic: its redo reaches the log only at commit, with a commit marker, and until then its pages are
-pinned in the buffer pool (the write-ahead rule forbids writing a page whose redo is not in the log).
+and the pages become dirty with the group's LSN. Until then its pages are pinned in the buffer pool (the
+write-ahead rule forbids writing a page whose redo is not in the log).
+
+A client write batch is one mtr or, when it changes more pages than a quarter of the pool, a sequence of them
+(engine.py). An mtr of a batch also keeps *undo*: before a key of an index changes, ``undo_before`` records the
+value it had (or that it was absent). The undo goes to the log only with a group that does not end the batch
+(``group(last=False)``): the pages of such a group may reach the disk before the batch commits, and if it never
+commits, recovery puts the keys back from the undo. The last group needs none: it and the commit are one write.
 
 Every method below changes a frame and logs the change in one step, so no change can escape the log. The fast
 path (tree_core.pyx) does the same in C for its leaf inserts and deletes.
@@ -12,8 +17,8 @@ path (tree_core.pyx) does the same in C for its leaf inserts and deletes.
 
 from libc.stdint cimport uint8_t, uint32_t
 
-from .page cimport (OFF_FLAGS, PUT_FULL, REC_HEADER, page_cut, page_init, page_insert_at, page_nrecs, page_put,
-                    page_remove, rd16, rec_at, uchar, wr32)
+from .page cimport (OFF_FLAGS, PUT_FULL, REC_HEADER, page_cut, page_init, page_insert_at, page_lower_bound,
+                    page_nrecs, page_put, page_remove, rd16, rec_at, uchar, wr32)
 from .redo_records import build
 
 
@@ -22,13 +27,44 @@ cdef class Mtr(RedoBuffer):
 
     def __cinit__(self, *args, **kwargs):
         self.frames = []
+        self.undo = RedoBuffer()
 
-    def begin(self, uint64_t seq, Py_ssize_t reserve):
+    def begin(self, uint64_t seq, Py_ssize_t reserve, bint keeps_undo=False):
         """Start mini-transaction ``seq`` (the object is reused from one to the next); ``reserve`` bytes are
-        left at the front of the redo buffer for the group header."""
+        left at the front of the redo buffer for the group header; ``keeps_undo`` for an mtr of a client batch."""
         self.seq = seq
         self.frames = []
+        self.keeps_undo = keeps_undo
         self.reset(reserve)
+        self.undo.reset(0)
+
+    cdef int undo_in_page(self, uint32_t index_id, const uchar* key, int klen, Frame f) except -1:
+        """Record what ``key`` of index ``index_id`` holds in page ``f`` (its leaf) before it changes."""
+        cdef bint found
+        cdef int pos, kl
+        cdef const uchar* r
+        if not self.keeps_undo:
+            return 0
+        pos = page_lower_bound(f.data, len(f.buf), key, klen, &found)
+        if not found:
+            return self.undo.log_undo(index_id, key, klen, NULL, -1)
+        r = rec_at(f.data, len(f.buf), pos)
+        kl = rd16(r)
+        return self.undo.log_undo(index_id, key, klen, r + REC_HEADER + kl, rd16(r + 2))
+
+    def undo_before(self, Frame f, uint32_t index_id, bytes key):
+        """Before ``key`` of index ``index_id`` changes in its leaf ``f``: record its value (for a client batch)."""
+        self.undo_in_page(index_id, <const uchar*> key, len(key), f)
+
+    def undone(self, uint32_t count):
+        """Log that ``count`` more UNDO records of the open batch have been rolled back (recovery's rollback)."""
+        self.log_undone(count)
+
+    def group(self, bint last=True):
+        """Close the group (see RedoBuffer.group); a group that does not end its batch carries the batch's undo."""
+        if not last:
+            self.log_from(self.undo)
+        return RedoBuffer.group(self, last)
 
     def put(self, Frame f, bytes key, bytes value, int fill_limit):
         """Insert or replace in page ``f`` (page.PUT_* result); logged unless it did not fit."""

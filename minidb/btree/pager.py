@@ -12,8 +12,9 @@
   synced); without doublewrite, pages go home directly and the tablespace is synced at checkpoints.
 * **Fixes**: every frame an operation fetches stays fixed (not evictable) until ``release()`` at the end of the
   operation, so a page being split cannot be evicted by a read the split itself needs. A frame changed by the open
-  write batch is also unevictable (``BufferPool.evictable``). If the pool has no evictable frame left,
-  ``BufferPoolFull`` says the batch is too big for the pool.
+  mini-transaction is also unevictable until its redo group is appended (``BufferPool.evictable``); a batch's mtr
+  ends after a quarter of the pool (engine.py), so only a pool of a handful of frames can run out of evictable
+  frames, which raises ``BufferPoolFull``.
 
 Every read and write is tagged with the keyspace the page belongs to, so IOStats counts IO per index.
 """
@@ -32,7 +33,7 @@ _LSN = struct.Struct("<Q")
 
 
 class BufferPoolFull(MemoryError):
-    """Every frame of the buffer pool is pinned by the write batch in progress or in use by the operation."""
+    """Every frame of the buffer pool is pinned by the open mini-transaction or in use by the operation."""
 
 
 class Pager:
@@ -108,9 +109,9 @@ class Pager:
                 continue
             if not victims:
                 raise BufferPoolFull(
-                    f"buffer pool full: all {pool.capacity} frames of {pool.page_size} bytes are pinned by the write "
-                    f"batch in progress or in use by the current operation. A batch cannot change more pages than "
-                    f"the pool holds: commit smaller batches or give the engine a larger buffer_pool_bytes")
+                    f"buffer pool full: all {pool.capacity} frames of {pool.page_size} bytes are pinned by the open "
+                    f"mini-transaction or in use by the current operation: give the engine a larger "
+                    f"buffer_pool_bytes")
             with self.stats.cause("eviction"):
                 self.write(victims[:LRU_FLUSH_BATCH])
 
@@ -128,7 +129,8 @@ class Pager:
             return
         for f in frames:
             if self.pool.pinned(f):
-                raise RuntimeError(f"page {f.page_no} is changed by the open write batch: its redo is not in the log")
+                raise RuntimeError(f"page {f.page_no} is changed by the open mini-transaction: its redo is not in "
+                                   f"the log")
         self.redo.flush_up_to(max(_LSN.unpack_from(f.buf, pg.LSN_OFFSET)[0] for f in frames))
         step = len(frames) if self.doublewrite is None else DOUBLEWRITE_SLOTS
         for i in range(0, len(frames), step):

@@ -9,10 +9,15 @@
    by the log is not even read (which also spares a torn page that the log overwrites anyway).
 3. Pages changed by replay are dirty in the pool, stamped with the group's LSNs, exactly as if the groups had just
    been committed; normal operation then writes them like any other dirty page.
+4. **Undo**: replay also collects the UNDO records of the batch that was open at the crash, if any (groups that
+   end with CONTINUE and no COMMIT group after them). The engine then rolls that batch back (engine.py,
+   ``_rollback``): the log holds its undo before any of its pages could reach the disk (write-ahead rule), so
+   every change of a batch that did not commit is taken back, in the pages and in the log. All of that batch is
+   after the checkpoint, since checkpoints are taken between batches only.
 
 Replaying a group twice is harmless (its pages already carry its LSN), so a crash during recovery is recovered the
-same way. Groups that were not complete (no COMMIT, bad crc) are the end of the log: a batch that was not fully
-logged is not replayed, which is why no partial batch is ever visible.
+same way; a rollback that was cut short logged how far it got (UNDONE records), and the next recovery finishes it.
+Groups that were not complete (bad crc, torn) are the end of the log.
 """
 
 from __future__ import annotations
@@ -21,15 +26,20 @@ import struct
 
 from ..errors import CorruptionError
 from . import page as pg
-from .redo_records import COMMIT, INIT, NAMES, apply, decode
+from .redo_records import COMMIT, CONTINUE, INIT, NAMES, UNDO, UNDONE, apply, decode
 
 _LSN = struct.Struct("<Q")
 
 
-def replay(redo, pool, pager) -> dict[str, int]:
-    """Replay the redo log from the checkpoint into the pool; returns counters (groups, records, pages)."""
+def replay(redo, pool, pager) -> tuple[dict[str, int], list]:
+    """Replay the redo log from the checkpoint into the pool; returns (counters, undo), ``undo`` being the
+    (index id, key, old value or None) records of the batch left open at the end of the log, oldest first."""
     groups = records = applied = 0
     pages: set[int] = set()
+    undo: list = []
+    # A fuzzy checkpoint may fall inside a batch that ended before it was taken (its first pages were written, its
+    # later ones not): until the first COMMIT, a rollback's UNDONE may count undo records from before the checkpoint.
+    seen_commit = False
     for start, end, body in redo.read_groups():
         groups += 1
         changed = []
@@ -37,6 +47,19 @@ def replay(redo, pool, pager) -> dict[str, int]:
         for rec in decode(body, f"redo group at LSN {start}"):
             kind = rec[0]
             if kind == COMMIT:
+                undo.clear()  # the batch (or system change) ended here: nothing of it is to be undone
+                seen_commit = True
+                continue
+            if kind == CONTINUE:
+                continue
+            if kind == UNDO:
+                undo.append(rec[1:])
+                continue
+            if kind == UNDONE:
+                if rec[1] > len(undo) and seen_commit:
+                    raise CorruptionError(f"redo group at LSN {start}: {rec[1]} UNDO records rolled back, but "
+                                          f"only {len(undo)} are open")
+                del undo[max(0, len(undo) - rec[1]):]
                 continue
             records += 1
             page_no = rec[1]
@@ -51,7 +74,7 @@ def replay(redo, pool, pager) -> dict[str, int]:
         pool.commit(changed, start, end)
         pages.update(f.page_no for f in changed)
         pager.release()
-    return {"groups": groups, "records": records, "records_applied": applied, "pages": len(pages)}
+    return {"groups": groups, "records": records, "records_applied": applied, "pages": len(pages)}, undo
 
 
 def _decide(pool, pager, page_no: int, kind: int, end: int):

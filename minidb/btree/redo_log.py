@@ -9,13 +9,18 @@ starting with a 64-byte header (magic, version, the LSN its first group starts a
 files; a file is closed once the next group would take it past ``capacity / LOG_FILES`` bytes, and it is deleted
 once the checkpoint has passed its last group (InnoDB 8.0.30+ does the same with its ``#ib_redoN`` files).
 
-**Groups.** One mini-transaction (a client batch) is one group, appended in one write at commit::
+**Groups.** One mini-transaction is one group::
 
-    magic u32 | body bytes u32 | start LSN u64 | crc32(body) u32 | records u32 | body (records..., COMMIT)
+    magic u32 | body bytes u32 | start LSN u64 | crc32(body) u32 | records u32 | body (records..., end byte)
 
-Recovery replays a group only if its header is intact, its LSN is the expected one, its crc matches and its last
-record is COMMIT; the first group failing any of this is the end of the log. A half-written batch is therefore never
-replayed: atomicity comes from writing the batch's redo in one piece with a commit marker.
+A client batch is one group, or several when it changes more pages than the pool can keep pinned: all but the last
+end with CONTINUE (and carry the batch's undo), the last with COMMIT. Recovery replays a group only if its header is
+intact, its LSN is the expected one, its crc matches and its last byte is COMMIT or CONTINUE; the first group failing
+any of this is the end of the log. A batch whose COMMIT group is not in the log is rolled back from its undo.
+
+**Log buffer.** Groups are appended to an in-memory buffer (``innodb_log_buffer_size``) and written to the file at
+the client commit that ends their batch, when the buffer fills, or when the write-ahead rule needs them on disk; so a
+batch of many groups still costs one log write at commit.
 
 **Sync policy** (``innodb_flush_log_at_trx_commit``): ``"commit"`` syncs at every client commit, ``("every",
 N)`` at every Nth, ``"none"`` never at commit. Whatever the policy, a page is written only once the log is durable
@@ -36,11 +41,12 @@ from .options import sync_mode
 
 GROUP = struct.Struct("<IIQII")  # magic, body bytes, start LSN, crc32 of the body, record count
 GROUP_MAGIC = 0x4F444552  # b"REDO"
-COMMIT_BYTE = 255  # redo_records.COMMIT: the last byte of every complete group body
+END_BYTES = (254, 255)  # redo_records.CONTINUE and COMMIT: the last byte of every complete group body
 FILE_HEADER = struct.Struct("<8sIQ")  # magic, version, LSN of the file's first group
 FILE_HEADER_SIZE = 64  # the header, its crc32 and zero padding
 FILE_MAGIC = b"MDBREDO1"
 LOG_FILES = 32  # the capacity is spread over this many files (as InnoDB 8.0.30+ does)
+LOG_BUFFER_BYTES = 16 << 20  # innodb_log_buffer_size's default: appended groups wait here to be written
 CHECKPOINT_FILE = "redo-checkpoint"
 CHECKPOINT = struct.Struct("<8sQQI")  # magic, sequence number, checkpoint LSN, page size
 CHECKPOINT_MAGIC = b"MDBCKPT1"
@@ -97,6 +103,7 @@ class RedoLog:
         self.commits = 0  # client commits so far (for the every-N policy)
         self.groups = 0  # groups appended since open
         self._unsynced: list = []  # files written since their last sync
+        self._buffer = bytearray()  # the log buffer: groups appended but not yet written to the last file
         self._cp_file = None  # the checkpoint file
 
     # -- creating and opening --------------------------------------------------------------------------------------
@@ -171,7 +178,7 @@ class RedoLog:
                 body_at = pos + GROUP.size
                 body = data[body_at:body_at + nbytes]
                 if (magic != GROUP_MAGIC or group_lsn != lsn or len(body) != nbytes or nbytes == 0
-                        or zlib.crc32(body) != crc or body[-1] != COMMIT_BYTE):
+                        or zlib.crc32(body) != crc or body[-1] not in END_BYTES):
                     break
                 end = lsn + GROUP.size + nbytes
                 self.lsn = self.synced_lsn = end  # read back from the disk: durable
@@ -196,53 +203,68 @@ class RedoLog:
 
     # -- writing ---------------------------------------------------------------------------------------------------
     def append(self, group, nrecords: int) -> tuple[int, int]:
-        """Append one group in one write; returns its (start, end) LSNs.
+        """Append one group to the log buffer; returns its (start, end) LSNs.
 
         ``group`` is a writable buffer: GROUP.size bytes left free for the header, then the body (the records,
-        ending with COMMIT). The header is filled in here.
+        ending with COMMIT or CONTINUE). The header is filled in here.
         """
         body = memoryview(group)[GROUP.size:]
         GROUP.pack_into(group, 0, GROUP_MAGIC, len(body), self.lsn, zlib.crc32(body), nrecords)
         number, start, f = self.files[-1]
-        if f.size > FILE_HEADER_SIZE and f.size + len(group) > self.file_bytes:
+        size = f.size + len(self._buffer)
+        if size > FILE_HEADER_SIZE and size + len(group) > self.file_bytes:
+            self.write()
             self._new_file(number + 1, self.lsn)
-            f = self.files[-1][2]
-        f.append(group)
-        if f not in self._unsynced:
-            self._unsynced.append(f)
+        self._buffer += group
         begin = self.lsn
         self.lsn += len(group)
         self.groups += 1
+        if len(self._buffer) >= LOG_BUFFER_BYTES:
+            self.write()
         return begin, self.lsn
 
+    def write(self) -> None:
+        """Write the log buffer to the last file, in one write (not synced)."""
+        if not self._buffer:
+            return
+        f = self.files[-1][2]
+        f.append(self._buffer)
+        self._buffer.clear()
+        if f not in self._unsynced:
+            self._unsynced.append(f)
+
     def commit(self, group, nrecords: int) -> tuple[int, int]:
-        """Append a client commit's group and sync it if the commit sync policy says so."""
+        """Append the group that ends a client batch, write the log buffer, and sync if the policy says so."""
         lsns = self.append(group, nrecords)
         self.commits += 1
-        if self.mode == "commit" or (self.mode == "every" and self.commits % self.every == 0):
-            try:
+        try:
+            self.write()
+            if self.mode == "commit" or (self.mode == "every" and self.commits % self.every == 0):
                 self.sync()
+        except OSError:
+            # The client will be told the commit failed: take the group back out of the log, so that a
+            # restart (or the engine's rollback) does not take the batch as committed. If even that fails, the
+            # outcome of the commit is unknown, as with any database whose log write failed.
+            try:
+                self.unappend(lsns[0])
             except OSError:
-                # The client will be told the commit failed: take the group back out of the log, so that a
-                # restart (or the engine's rollback) does not replay it. If even that fails, the outcome of
-                # the commit is unknown, as with any database whose log write failed.
-                try:
-                    self.unappend(lsns[0])
-                except OSError:
-                    pass
-                raise
+                pass
+            raise
         return lsns
 
     def unappend(self, start_lsn: int) -> None:
-        """Remove the last group (which starts at ``start_lsn``) after its commit failed to sync."""
+        """Remove the last group (which starts at ``start_lsn``) after its commit failed to write or sync."""
         number, start, f = self.files[-1]
         if start_lsn < start:
             raise CorruptionError(f"redo log: cannot remove the group at LSN {start_lsn}: it is not in the last file")
-        f.truncate(FILE_HEADER_SIZE + start_lsn - start)
+        self._buffer.clear()
+        if f.size > FILE_HEADER_SIZE + start_lsn - start:
+            f.truncate(FILE_HEADER_SIZE + start_lsn - start)
         self.lsn = start_lsn
 
     def sync(self) -> None:
         """Make every group appended so far durable."""
+        self.write()
         for f in self._unsynced:
             f.sync()
         self._unsynced.clear()

@@ -9,7 +9,10 @@ cdef enum:
     REC_INIT = 3      # the page now holds exactly these header fields and records
     REC_CUT = 4       # the page keeps only its first n records (left half of a split)
     REC_FIELD = 5     # bytes written at an offset of the page (links, flags, file-space header fields)
-    REC_COMMIT = 255  # end of a redo group: the group is complete
+    REC_UNDO = 6      # no page: the value a key of an index had before the open transaction changed it
+    REC_UNDONE = 7    # no page: this many more of the open transaction's UNDO records have been rolled back
+    REC_CONTINUE = 254  # end of a redo group whose transaction continues in the next group
+    REC_COMMIT = 255  # end of a redo group that ends its transaction (or a group that is a transaction alone)
 
 
 cdef class RedoBuffer:
@@ -24,3 +27,7 @@ cdef class RedoBuffer:
     cdef int log_init_from(self, const uchar* p, int ps) except -1
     cdef int log_cut(self, uint32_t page_no, int keep, int flags) except -1
     cdef int log_field(self, uint32_t page_no, int offset, const uchar* data, int n) except -1
+    cdef int log_undo(self, uint32_t index_id, const uchar* key, int klen, const uchar* old, int olen) except -1
+    cdef int log_undone(self, uint32_t count) except -1
+    cdef int log_from(self, RedoBuffer other) except -1
+    cdef void forget_after(self, Py_ssize_t n, int nrecords) noexcept

@@ -8,7 +8,16 @@ terms of records (logical within the page), so replaying it needs only that page
     INIT   page, header, records  the page now holds exactly this (new pages, splits, merges, a new root)
     CUT    page, n, flags         keep only the first n records (the left page of a split)
     FIELD  page, offset, bytes    raw bytes at an offset: sibling links, flags, file-space header fields
-    COMMIT                        the end of a group (see redo_log.py)
+
+Two more records name no page. They make a write batch atomic even when its pages leave the buffer pool before it
+commits (see engine.py): the batch's groups carry its *undo*, which recovery uses to roll back a batch whose last
+group never reached the log::
+
+    UNDO   index, key, old value  the key had this value (or was absent) before the batch changed it
+    UNDONE n                      n more UNDO records of the open batch have been rolled back
+
+A group ends with one byte: COMMIT if it ends its transaction (a client batch, or a system change that is a
+transaction alone), CONTINUE if its transaction goes on in the next group.
 
 Encoding (all integers little-endian)::
 
@@ -18,11 +27,13 @@ Encoding (all integers little-endian)::
                                 then nrecs x (klen u16, vlen u16, key, value)
                          CUT:   keep u16, flags u8
                          FIELD: offset u16, length u8, bytes
-    COMMIT is the single byte 255.
+    UNDO:   type u8 | index id u32 | klen u16 | vlen u16 | present u8 | key | value (vlen 0 if absent)
+    UNDONE: type u8 | count u32
+    COMMIT is the single byte 255, CONTINUE the single byte 254.
 
-A record's effect depends only on the page it names, so recovery can skip it when the page already has it (its
-LSN is at least the group's end). ``apply`` is the one replay function; the mini-transaction (mtr.pyx) changes
-pages with the same page functions, so replay reproduces the page byte for byte.
+A page record's effect depends only on the page it names, so recovery can skip it when the page already has it
+(its LSN is at least the group's end). ``apply`` is the one replay function; the mini-transaction (mtr.pyx)
+changes pages with the same page functions, so replay reproduces the page byte for byte.
 """
 
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_Resize
@@ -39,9 +50,12 @@ DEL = REC_DEL
 INIT = REC_INIT
 CUT = REC_CUT
 FIELD = REC_FIELD
+UNDO = REC_UNDO
+UNDONE = REC_UNDONE
+CONTINUE = REC_CONTINUE
 COMMIT = REC_COMMIT
-NAMES = {REC_PUT: "PUT", REC_DEL: "DEL", REC_INIT: "INIT", REC_CUT: "CUT", REC_FIELD: "FIELD",
-         REC_COMMIT: "COMMIT"}
+NAMES = {REC_PUT: "PUT", REC_DEL: "DEL", REC_INIT: "INIT", REC_CUT: "CUT", REC_FIELD: "FIELD", REC_UNDO: "UNDO",
+         REC_UNDONE: "UNDONE", REC_CONTINUE: "CONTINUE", REC_COMMIT: "COMMIT"}
 
 
 cdef class RedoBuffer:
@@ -131,6 +145,41 @@ cdef class RedoBuffer:
         self.nrecords += 1
         return 0
 
+    cdef int log_undo(self, uint32_t index_id, const uchar* key, int klen, const uchar* old, int olen) except -1:
+        """An UNDO record: ``key`` of index ``index_id`` held ``old`` (``olen`` bytes), or was absent (olen < 0)."""
+        cdef int vlen = olen if olen > 0 else 0
+        cdef uchar* o = self.reserve(10 + klen + vlen)
+        o[0] = REC_UNDO
+        wr32(o + 1, index_id)
+        wr16(o + 5, <uint16_t> klen)
+        wr16(o + 7, <uint16_t> vlen)
+        o[9] = olen >= 0
+        memcpy(o + 10, key, klen)
+        if vlen:
+            memcpy(o + 10 + klen, old, vlen)
+        self.nrecords += 1
+        return 0
+
+    cdef int log_undone(self, uint32_t count) except -1:
+        cdef uchar* o = self.reserve(5)
+        o[0] = REC_UNDONE
+        wr32(o + 1, count)
+        self.nrecords += 1
+        return 0
+
+    cdef int log_from(self, RedoBuffer other) except -1:
+        """Append every record of ``other`` (its bytes after its reserved header room)."""
+        cdef Py_ssize_t k = other.n - other.start
+        if k:
+            memcpy(self.reserve(k), <const uchar*> PyByteArray_AS_STRING(other.buf) + other.start, k)
+        self.nrecords += other.nrecords
+        return 0
+
+    cdef void forget_after(self, Py_ssize_t n, int nrecords) noexcept:
+        """Drop what was encoded since the buffer held ``n`` bytes and ``nrecords`` records."""
+        self.n = n
+        self.nrecords = nrecords
+
     def __len__(self):
         """Bytes of encoded records."""
         return self.n - self.start
@@ -142,9 +191,10 @@ cdef class RedoBuffer:
         self.start = self.n = reserve
         self.nrecords = 0
 
-    def group(self):
-        """Close the group with the COMMIT marker; a memoryview of [reserved header | records | COMMIT]."""
-        self.reserve(1)[0] = REC_COMMIT
+    def group(self, bint last=True):
+        """Close the group with its end byte, COMMIT if ``last`` (it ends its transaction) else CONTINUE; a
+        memoryview of [reserved header | records | end byte]."""
+        self.reserve(1)[0] = REC_COMMIT if last else REC_CONTINUE
         return memoryview(self.buf)[:self.n]
 
 
@@ -153,7 +203,8 @@ def decode(const uchar[::1] body, str where="redo group"):
 
     PUT -> (PUT, page, key, value); DEL -> (DEL, page, key); INIT -> (INIT, page, ptype, level, flags,
     index_id, prev, next, [(key, value)]); CUT -> (CUT, page, keep, flags); FIELD -> (FIELD, page, offset, bytes);
-    COMMIT -> (COMMIT, None).
+    UNDO -> (UNDO, index_id, key, old value or None); UNDONE -> (UNDONE, count); COMMIT -> (COMMIT, None);
+    CONTINUE -> (CONTINUE, None).
     """
     cdef Py_ssize_t i = 0, n = body.shape[0]
     cdef const uchar* b = &body[0] if n else NULL
@@ -163,8 +214,8 @@ def decode(const uchar[::1] body, str where="redo group"):
     out = []
     while i < n:
         t = b[i]
-        if t == REC_COMMIT:
-            out.append((REC_COMMIT, None))
+        if t == REC_COMMIT or t == REC_CONTINUE:
+            out.append((t, None))
             i += 1
             continue
         _need(i, 5, n, where)
@@ -202,6 +253,16 @@ def decode(const uchar[::1] body, str where="redo group"):
             _need(i, 3, n, where)
             out.append((REC_CUT, page_no, rd16(b + i), b[i + 2]))
             i += 3
+        elif t == REC_UNDO:
+            _need(i, 5, n, where)
+            klen = rd16(b + i)
+            vlen = rd16(b + i + 2)
+            _need(i, 5 + klen + vlen, n, where)
+            key = c[i + 5:i + 5 + klen]
+            out.append((REC_UNDO, page_no, key, c[i + 5 + klen:i + 5 + klen + vlen] if b[i + 4] else None))
+            i += 5 + klen + vlen
+        elif t == REC_UNDONE:
+            out.append((REC_UNDONE, page_no))
         elif t == REC_FIELD:
             _need(i, 3, n, where)
             length = b[i + 2]
@@ -220,7 +281,7 @@ cdef inline int _need(Py_ssize_t i, Py_ssize_t k, Py_ssize_t n, str where) excep
 
 
 def apply(bytearray page, tuple rec):
-    """Replay one decoded record (not COMMIT) on ``page``; the caller checks LSNs and stamps the new one."""
+    """Replay one decoded page record on ``page``; the caller checks LSNs and stamps the new one."""
     cdef uchar* p = <uchar*> PyByteArray_AS_STRING(page)
     cdef int ps = len(page)
     cdef int t = rec[0]

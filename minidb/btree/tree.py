@@ -13,7 +13,8 @@ is in the buffer pool and no page has to split or merge. Otherwise it comes back
   sibling, or its right sibling into it, if the result fits within the fill factor; the parent loses one record
   and may merge in turn. A root left with one child takes that child's records and the tree gets one level lower.
 
-Every change goes through the open mini-transaction (mtr.pyx), so it is redo-logged as it is made. Splits log the
+Every change goes through the open mini-transaction (mtr.pyx), so it is redo-logged as it is made, and every
+put or delete first records the key's old value as undo (kept by the mtr only for a client batch). Splits log the
 new page as INIT, the left page as CUT (plus PUT when the new record stays left) and the separator as a PUT into the
 parent; sibling links are FIELD records.
 """
@@ -133,6 +134,7 @@ class BTree(TreeCore):
     # -- splits ---------------------------------------------------------------------------------------------------
     def _insert_split(self, key: bytes, value: bytes) -> None:
         frames, slots = self._fix_path()
+        self.db.current_mtr().undo_before(frames[-1], self.index_id, key)
         self._insert(frames, len(frames) - 1, key, value)
 
     def _insert(self, frames, d: int, key: bytes, value: bytes) -> None:
@@ -225,7 +227,9 @@ class BTree(TreeCore):
     # -- merges ---------------------------------------------------------------------------------------------------
     def _delete_merge(self, key: bytes) -> None:
         frames, slots = self._fix_path()
-        self.db.current_mtr().delete(frames[-1], key)
+        mtr = self.db.current_mtr()
+        mtr.undo_before(frames[-1], self.index_id, key)
+        mtr.delete(frames[-1], key)
         self._rebalance(frames, slots, len(frames) - 1)
 
     def _rebalance(self, frames, slots, d: int) -> None:

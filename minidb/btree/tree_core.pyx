@@ -107,8 +107,12 @@ cdef class TreeCore:
         if r != R_DONE:
             return r
         cdef Frame f = self.leaf
+        cdef Py_ssize_t undo_bytes = mtr.undo.n
+        cdef int undo_records = mtr.undo.nrecords
+        mtr.undo_in_page(self.index_id, k, klen, f)
         if page_put(f.data, self.ps, k, klen, <const uchar*> PyBytes_AS_STRING(value),
                     <int> PyBytes_GET_SIZE(value), self.fill_limit) == PUT_FULL:
+            mtr.undo.forget_after(undo_bytes, undo_records)  # nothing changed: nothing to undo
             return R_FULL
         mtr.log_put(f.page_no, k, klen, <const uchar*> PyBytes_AS_STRING(value), <int> PyBytes_GET_SIZE(value))
         mtr.touch(f)
@@ -128,6 +132,7 @@ cdef class TreeCore:
         if self.path_len > 1 and (page_used(f.data) - rec_size(rec_at(f.data, self.ps, pos)) - SLOT_SIZE
                                   < self.merge_limit):
             return R_UNDERFULL
+        mtr.undo_in_page(self.index_id, k, klen, f)
         page_delete_at(f.data, self.ps, pos)
         mtr.log_del(f.page_no, k, klen)
         mtr.touch(f)
@@ -157,31 +162,34 @@ cdef class TreeCore:
         return [(self.path_page[i], self.path_slot[i]) for i in range(self.path_len)]
 
 
-def apply_ops(list ops, Py_ssize_t start, dict trees, Mtr mtr, BufferPool pool):
-    """Run ``ops[start:]`` ((keyspace, key, value or None) tuples) through the fast path; stop at the first op
-    it cannot complete and return its index (``len(ops)`` if all completed).
+def apply_ops(list ops, Py_ssize_t start, dict trees, Mtr mtr, BufferPool pool, Py_ssize_t max_frames):
+    """Run ``ops[start:]`` ((keyspace, key, value or None) tuples) through the fast path; return (i, full).
 
-    Each op counts as one client operation for the buffer pool's midpoint promotion, including the one returned:
-    the caller finishes that op in the slow path without counting it again.
+    ``i`` is the first op not completed (``len(ops)`` if all were). If ``full``, op ``i`` was not tried because
+    the mtr has changed ``max_frames`` frames (the caller commits it and goes on in a new one); otherwise op ``i``
+    needs the slow path. Each op tried counts as one client operation for the buffer pool's midpoint promotion,
+    including one that needs the slow path: the caller finishes it without counting it again.
     """
     cdef Py_ssize_t i, n = PyList_GET_SIZE(ops)
     cdef PyObject* t
     cdef object op, value
     cdef int r
     for i in range(start, n):
+        if PyList_GET_SIZE(mtr.frames) >= max_frames:
+            return i, True
         op = <object> PyList_GET_ITEM(ops, i)
         pool.op += 1
         t = PyDict_GetItem(trees, <object> PyTuple_GET_ITEM(op, 0))
         if t == NULL:
-            return i
+            return i, False
         value = <object> PyTuple_GET_ITEM(op, 2)
         if value is None:
             r = (<TreeCore> t).c_delete(<bytes> PyTuple_GET_ITEM(op, 1), mtr)
         else:
             r = (<TreeCore> t).c_put(<bytes> PyTuple_GET_ITEM(op, 1), <bytes> value, mtr)
         if r != R_DONE:
-            return i
-    return n
+            return i, False
+    return n, False
 
 
 def validate_ops(list ops, int max_record, int max_key, dict trees):

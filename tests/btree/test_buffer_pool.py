@@ -2,9 +2,7 @@
 
 import pytest
 
-from minidb.btree import BufferPoolFull
 from minidb.btree.buffer_pool import BufferPool
-from minidb.kv import WriteBatch
 
 from .helpers import small_engine
 
@@ -92,24 +90,6 @@ def test_eviction_writes_dirty_pages_back_with_cause_eviction():
     assert evicted.writes > 0 and evicted.write_bytes == evicted.writes * 4096
     assert engine.pool.counters()["evictions"] > 0
     assert device.stats.total(kind="doublewrite", cause="eviction").write_bytes == evicted.write_bytes
-
-
-def test_a_batch_larger_than_the_pool_is_refused_and_leaves_no_trace():
-    engine, _ = small_engine(change_buffer=False)
-    for i in range(2000):
-        engine.put("t", b"%06d" % (i * 97 % 2000), b"x" * 100)
-    before = dict(engine.scan("t"))
-    batch = WriteBatch()
-    for i in range(300):
-        batch.put("t", b"%06d" % (i * 7 + 1), b"changed")  # touches far more than 16 leaves
-    with pytest.raises(BufferPoolFull, match="all 16 frames of 4096 bytes are pinned by the write batch"):
-        engine.write(batch)
-    assert dict(engine.scan("t")) == before
-    assert engine.counters["rollbacks"] == 1
-    engine.check()
-    engine.write(WriteBatch())  # the engine still works
-    engine.put("t", b"after", b"ok")
-    assert engine.get("t", b"after") == b"ok"
 
 
 def test_pool_size_is_validated():

@@ -40,7 +40,7 @@ def workload(engine, states, acked):
 def crash_everywhere(torn: bool, doublewrite: bool, redo_sync="commit"):
     """Run the workload crashing at IO point 1, 2, ... until it completes; check every recovery."""
     options = dict(OPTIONS, doublewrite=doublewrite, redo_sync=redo_sync)
-    outcomes = {"recovered": 0, "corruption": 0}
+    outcomes = {"recovered": 0, "corruption": 0, "rolled_back": 0}
     n = 1
     while True:
         device = SimDevice()
@@ -67,6 +67,7 @@ def crash_everywhere(torn: bool, doublewrite: bool, redo_sync="commit"):
             allowed = states[done:done + 2] if redo_sync == "commit" else states[:done + 2]
             assert got in allowed, f"crash at IO point {n}: state is not that after a whole number of batches"
             outcomes["recovered"] += 1
+            outcomes["rolled_back"] += engine.recovery["rolled_back"] > 0
         n += 1
 
 
@@ -75,6 +76,7 @@ def crash_everywhere(torn: bool, doublewrite: bool, redo_sync="commit"):
 def test_crash_at_every_io_point_recovers(torn, doublewrite):
     points, outcomes = crash_everywhere(torn=torn, doublewrite=doublewrite)
     assert points > 350 and outcomes["corruption"] == 0
+    assert outcomes["rolled_back"] > 10  # batches spanning several mtrs were cut and rolled back from their undo
 
 
 def test_torn_crashes_without_doublewrite_recover_or_report():

@@ -1,5 +1,5 @@
 """Hypothesis drives the engine and a dict model with any sequence of puts, deletes, batches, gets, scans,
-flushes, reopens and crashes (also in the middle of a write); the two must always agree."""
+flushes, reopens, crashes and IO errors (also in the middle of a write); the two must always agree."""
 
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -55,7 +55,7 @@ class BTreeModel(RuleBasedStateMachine):
         self.engine.delete(name, key)
         self.model[name].pop(key, None)
 
-    @rule(batch_ops=st.lists(ops, max_size=12))
+    @rule(batch_ops=st.lists(ops, max_size=40))  # up to 40 ops: a batch may change more pages than the pool holds
     def write(self, batch_ops):
         batch = WriteBatch()
         for name, key, value in batch_ops:
@@ -104,6 +104,22 @@ class BTreeModel(RuleBasedStateMachine):
             return
         self.device.clear_faults()
         self.model = after
+
+    @rule(batch_ops=st.lists(ops, min_size=1, max_size=40), point=st.integers(1, 30),
+          kind=st.sampled_from(["read", "write", "sync"]))
+    def io_error_during_write(self, batch_ops, point, kind):
+        batch = WriteBatch()
+        for name, key, value in batch_ops:
+            batch.put(name, key, value) if value is not None else batch.delete(name, key)
+        self.device.fail_io(point, (kind,))
+        try:
+            self.engine.write(batch)
+        except OSError:
+            assert self.contents() == self.model, "a failed batch left a trace"
+        else:
+            self.model = self.applied(self.model, batch_ops)
+        finally:
+            self.device.clear_faults()
 
     @precondition(lambda self: sum(len(m) for m in self.model.values()) > 0)
     @rule()
