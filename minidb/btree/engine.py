@@ -108,6 +108,7 @@ class BTreeEngine(Engine):
         self._closed = False  # close() was called
         self._dead: BaseException | None = None  # why the engine refuses work (a crash), or None
         self._base = device.stats.snapshot()  # IO before open, subtracted in stats()
+        self._compares_base = 0  # key comparisons of the trees that a rollback's reopen replaced
         self._open()
 
     # -- opening, creating, recovering -----------------------------------------------------------------------------
@@ -283,6 +284,7 @@ class BTreeEngine(Engine):
             self.pool.end()
             return
         self.counters["rollbacks"] += 1
+        self._compares_base = self.key_compares()
         try:
             self._open()
         except BaseException as again:
@@ -525,6 +527,10 @@ class BTreeEngine(Engine):
                                    "internal_pages": r.internal_pages, "records": r.records} for r in reports},
         }
 
+    def key_compares(self) -> int:
+        """Key comparisons the trees' searches made since open (CPU work, for ``minidb.sim.cpu``)."""
+        return self._compares_base + sum(t.compares for t in self.tree_by_id.values())
+
     def stats(self, trees: bool = True) -> dict:
         """Engine counters; with ``trees``, also each keyspace's height, pages, records and leaf fill (a walk of
         every tree, which reads the pages not in the pool: take it between measured phases)."""
@@ -536,6 +542,7 @@ class BTreeEngine(Engine):
         out = {
             "page_size": self.page_size,
             **self.counters,
+            "key_compares": self.key_compares(),
             "buffer_pool": self.pool.counters(),
             "space": {"tablespace_bytes": self.tablespace.size, "pages": pages, "free_pages": free_pages,
                       "used_pages": pages - free_pages},

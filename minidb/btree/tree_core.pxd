@@ -31,6 +31,7 @@ cdef class TreeCore:
     cdef Frame leaf                       # the leaf frame the last complete descent reached
     cdef public uint32_t miss_page        # the page a descent did not find in the pool
     cdef public int miss_level            # its level (-1 if unknown: the root)
+    cdef public unsigned long long compares  # key comparisons of the fast path's searches (see search_compares)
 
     cdef int descend(self, const uchar* key, int klen) except -1
     cdef int c_put(self, bytes key, bytes value, Mtr mtr) except -1

@@ -11,6 +11,10 @@ When something needs more than that, the operation stops *before changing anythi
 * ``R_FULL``: the record does not fit in the leaf, or an ascending insert reached the fill limit: split first.
 * ``R_UNDERFULL``: the delete would leave the leaf below the merge threshold: delete and merge.
 
+**Counting CPU work.** ``compares`` counts the key comparisons of the binary searches on the way (for the CPU
+cost model, ``minidb.sim.cpu``): one search in each internal page and one in the leaf per operation, each charged
+what a binary search over that page's records makes (``search_compares``), however the code finds the position.
+
 The methods are ``try_put``, ``try_delete``, ``try_get`` and ``try_seek``; tree.py's ``BTree`` (a subclass)
 wraps them into complete operations. ``path()`` gives the pages of the descent, root first, for tree.py's split
 and merge code. A page that is not an index page of this tree, or not one level below its parent, raises
@@ -33,6 +37,15 @@ MISS = R_MISS
 FULL = R_FULL
 UNDERFULL = R_UNDERFULL
 MISSING = object()  # what get() returns when a page on the way is not in the pool
+
+
+cdef inline int search_compares(int n) noexcept nogil:
+    """Comparisons a binary search over ``n`` keys makes: ceil(log2(n + 1)), the bits of n."""
+    cdef int bits = 0
+    while n:
+        bits += 1
+        n >>= 1
+    return bits
 
 
 cdef class TreeCore:
@@ -75,10 +88,12 @@ cdef class TreeCore:
                 self.path_slot[d] = -1
                 self.path_len = d + 1
                 self.leaf = f
+                self.compares += search_compares(page_nrecs(p)) + 1  # and the equality test at the position
                 return R_DONE
             if d + 1 >= MAX_HEIGHT or page_nrecs(p) == 0:
                 raise CorruptionError(f"index {self.name!r}: internal page {page_no} is empty or too deep")
             slot = page_child_slot(p, self.ps, key, klen)
+            self.compares += search_compares(page_nrecs(p) - 1)  # record 0 is minus infinity: never compared
             self.path_slot[d] = slot
             page_no = page_child(p, self.ps, slot)
             d += 1

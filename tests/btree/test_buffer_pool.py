@@ -2,6 +2,7 @@
 
 import pytest
 
+from minidb.btree import BufferPoolFull
 from minidb.btree.buffer_pool import BufferPool
 
 from .helpers import small_engine
@@ -95,3 +96,16 @@ def test_eviction_writes_dirty_pages_back_with_cause_eviction():
 def test_pool_size_is_validated():
     with pytest.raises(ValueError, match=r"bad buffer_pool_bytes 40960: must be an int >= 65536 \(at least 16 pages"):
         small_engine(buffer_pool_bytes=10 * 4096)
+
+
+def test_a_pool_whose_every_frame_is_in_use_raises_buffer_pool_full():
+    engine, _ = small_engine()
+    for i in range(2000):
+        engine.put("t", b"%06d" % i, b"x" * 100)
+    engine.flush()
+    for page_no in range(16):
+        engine.pager.fetch(page_no, "")  # fixed until release(), as during one operation
+    with pytest.raises(BufferPoolFull, match="all 16 frames of 4096 bytes are pinned by the open mini-transaction or"):
+        engine.pager.fetch(16, "")
+    engine.pager.release()
+    assert engine.get("t", b"000001") == b"x" * 100

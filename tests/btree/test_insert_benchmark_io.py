@@ -13,7 +13,7 @@ ROWS = 30000  # about 6 MB of pages: a 5% pool is 19 pages of 16 KiB
 PHASES = 4
 
 
-def load(page_size, pool_bytes, rows_per_batch=2, **options):
+def load(page_size, pool_bytes, rows_per_batch=1000, **options):
     """Run the load in PHASES equal parts; per part: page reads and KB written per insert."""
     device = SimDevice()
     engine = open_btree(device, page_size=page_size, buffer_pool_bytes=pool_bytes, redo_sync="none",
