@@ -113,6 +113,11 @@ def linkbench(engine="lsm", nodes: int | None = None, requests: int | None = Non
                       extra={f"{name}_requests": reqs.counts[name] for name in ops})
 
 
+def estimated_db_bytes(nodes: int, seed: int = 0) -> float:
+    """Bytes of keys and values a run of ``nodes`` nodes with ``seed`` loads: what its cache is scaled by."""
+    return _Graph(nodes, np.random.default_rng(seed)).estimated_bytes()
+
+
 class _Graph:
     """The initial graph: nodes 1..n, each with a power-law number of links, and how ids are drawn."""
 

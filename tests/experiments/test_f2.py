@@ -1,0 +1,61 @@
+"""Finding F2 at the tiny scale: bytes written per Linkbench transaction by page size, doublewrite and engine."""
+
+import pytest
+
+from minidb.experiments import f2_write_efficiency as f2
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return f2.run("tiny", cache_dir=False, progress=False)
+
+
+def row(frame, engine, kb, doublewrite):
+    rows = frame[(frame.engine == engine) & (frame.page_size_kb == kb)
+                 & frame.doublewrite.apply(lambda d: d is doublewrite)]
+    assert len(rows) == 1
+    return rows.iloc[0]
+
+
+def test_one_row_per_configuration_with_the_columns_in_order(tiny):
+    assert list(tiny.columns) == list(f2.COLUMNS)
+    assert len(tiny) == len(f2.POINTS)
+    assert tiny.cache_bytes.nunique() == 1  # every engine and page size gets the same cache
+    btree = tiny[tiny.engine == "btree"]
+    assert (btree.cache_bytes < 0.1 * btree.db_bytes).all()  # IO-bound, as the seed's 50 GB for 1.6 TB
+
+
+def test_btree_writes_more_per_transaction_with_larger_pages(tiny):
+    wkb = [row(tiny, "btree", kb, True).wkb_per_txn for kb in (4, 8, 16)]
+    assert wkb[0] < wkb[1] < wkb[2]
+    assert wkb[2] > 2.5 * wkb[0]  # seed 002: 19.70 / 6.13 = 3.2
+
+
+def test_doublewrite_doubles_the_page_writes(tiny):
+    on, off = row(tiny, "btree", 16, True), row(tiny, "btree", 16, False)
+    assert on.doublewrite_wkb_per_txn == pytest.approx(on.page_wkb_per_txn)
+    assert off.doublewrite_wkb_per_txn == 0
+    assert on.wkb_per_txn == pytest.approx(2 * off.page_wkb_per_txn + on.log_wkb_per_txn, rel=0.05)
+
+
+def test_the_lsm_writes_least(tiny):
+    lsm = row(tiny, "lsm", 16, None)
+    assert lsm.wkb_per_txn < min(tiny[tiny.engine == "btree"].wkb_per_txn) / 3  # seed 002: 1.25 vs >= 6.13
+
+
+def test_published_has_the_seed_table_in_the_same_columns():
+    pub = f2.published()
+    assert set(pub.columns) <= set(f2.COLUMNS)
+    assert set(pub.engine) == set(f2.PUBLISHED_ENGINES)
+    innodb = pub[pub.engine == "InnoDB"].set_index("page_size_kb").wkb_per_txn
+    assert innodb[16] / innodb[4] > 2.5
+
+
+def test_same_seed_same_numbers(tiny):
+    again = f2.run("tiny", cache_dir=False, progress=False)
+    assert again.equals(tiny)
+
+
+def test_an_unknown_engine_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown engine 'heap'"):
+        f2.run_point("heap", 16384, None, nodes=100, requests=10)
