@@ -22,6 +22,14 @@ buffered deletes never empty it, so merging never splits or merges pages. The bu
 
 **When changes are merged**: whenever the leaf is read into the pool, for whatever reason (a get, a scan, a
 change that could not be buffered), before anyone looks at it; and by the page cleaner, a few leaves per run.
+
+**Merges and rollback.** A merge moves changes from the buffer into the leaf; what the index holds (its leaves with
+their buffered changes applied) stays the same. So when a client batch that spans several mini-transactions
+(engine.py) merges entries buffered *before* it, it logs no undo for them: if the batch is rolled back, they stay
+merged. The entries the batch buffered itself are its own changes: buffering one logs an undo that removes the
+entry again, and merging one logs the leaf key's previous value, never the entry (whose leaf page number the
+batch's later splits and merges may have made meaningless). A rollback never merges the failed batch's own entries
+(``keep``): it removes them.
 """
 
 from __future__ import annotations
@@ -48,6 +56,8 @@ class ChangeBuffer:
         self.owner: dict[int, int] = {}  # leaf page -> index id of its tree
         self.estimates: dict[int, list[int]] = {}  # leaf page -> [free bytes, records] since it left the pool
         self.seq = 0  # sequence number of the next entry
+        self.batch_first_seq = 0  # sequence number of the open client batch's first entry
+        self.keep: set[bytes] = set()  # during a rollback: entries of the failed batch, never to be merged
         self.nbytes = 0  # bytes of entries (records and slots) in the buffer tree
         self.buffered_puts = 0  # puts buffered since open
         self.buffered_deletes = 0  # deletes buffered since open
@@ -114,29 +124,56 @@ class ChangeBuffer:
             self.merge(frame)
 
     def merge(self, frame) -> None:
-        """Apply every buffered change to the leaf in ``frame`` and remove them from the buffer."""
+        """Apply every buffered change to the leaf in ``frame`` and remove them from the buffer (but those in
+        ``keep``); only the changes of the open client batch are undone if it rolls back (module docstring)."""
         page_no = frame.page_no
         page = pg.Page(frame.buf)
         if page.type != pg.INDEX_PAGE or not page.is_leaf:
             raise CorruptionError(f"change buffer: entries for page {page_no}, which is not a leaf "
                                   f"(type {page.type}, level {page.level})")
         mtr = self.db.current_mtr()
-        entries = self.tree.items(ENTRY_KEY.pack(page_no, 0), ENTRY_KEY.pack(page_no + 1, 0))
-        for entry_key, entry in entries:
-            op, index_id, klen = ENTRY_HEAD.unpack_from(entry)
-            key = entry[ENTRY_HEAD.size:ENTRY_HEAD.size + klen]
-            mtr.undo_before(frame, index_id, key)  # a batch that merged and then failed puts the entry back
-            if op == OP_PUT:
-                if mtr.put(frame, key, entry[ENTRY_HEAD.size + klen:], self.db.page_size) == pg.FULL:
-                    raise CorruptionError(f"change buffer: a buffered insert does not fit in page {page_no}")
-            else:
-                mtr.delete(frame, key)
-            self.tree.delete(entry_key)
-            self.nbytes -= pg.RECORD_OVERHEAD + len(entry_key) + len(entry)
-            self.merged += 1
-        self.pending.pop(page_no, None)
-        self.owner.pop(page_no, None)
+        in_batch = mtr.keeps_undo
+        kept = 0
+        try:
+            for entry_key, entry in self.tree.items(ENTRY_KEY.pack(page_no, 0), ENTRY_KEY.pack(page_no + 1, 0)):
+                if entry_key in self.keep:
+                    kept += 1
+                    continue
+                op, index_id, klen = ENTRY_HEAD.unpack_from(entry)
+                key = entry[ENTRY_HEAD.size:ENTRY_HEAD.size + klen]
+                mtr.keeps_undo = in_batch and ENTRY_KEY.unpack(entry_key)[1] >= self.batch_first_seq
+                mtr.undo_before(frame, index_id, key)
+                if op == OP_PUT:
+                    if mtr.put(frame, key, entry[ENTRY_HEAD.size + klen:], self.db.page_size) == pg.FULL:
+                        raise CorruptionError(f"change buffer: a buffered insert does not fit in page {page_no}")
+                else:
+                    mtr.delete(frame, key)
+                mtr.keeps_undo = False
+                self.tree.delete(entry_key)
+                self.nbytes -= pg.RECORD_OVERHEAD + len(entry_key) + len(entry)
+                self.merged += 1
+        finally:
+            mtr.keeps_undo = in_batch
+        if kept:
+            self.pending[page_no] = kept
+        else:
+            self.pending.pop(page_no, None)
+            self.owner.pop(page_no, None)
         self.merged_pages += 1
+
+    def discard(self, entry_key: bytes) -> None:
+        """Remove entry ``entry_key`` unmerged, if it is there (a rollback taking back a buffered change)."""
+        entry = self.tree.get(entry_key)
+        self.keep.discard(entry_key)
+        if entry is None:
+            return
+        self.tree.delete(entry_key)
+        self.nbytes -= pg.RECORD_OVERHEAD + len(entry_key) + len(entry)
+        page_no = ENTRY_KEY.unpack(entry_key)[0]
+        self.pending[page_no] -= 1
+        if not self.pending[page_no]:
+            del self.pending[page_no]
+            self.owner.pop(page_no, None)
 
     def candidates(self, pages: int) -> list[tuple[int, str]]:
         """Up to ``pages`` (leaf page, IO tag) with buffered changes, lowest page numbers first: what the page

@@ -169,50 +169,74 @@ class BTreeEngine(Engine):
                     dev.delete(dw.FILE)
             self.recovery, undo = replay(self.redo, self.pool, self.pager)
             self.recovery["doublewrite_restored"] = restored
+            # The log read back may have been written but never synced (a running engine that failed and is
+            # recovering): make it durable before any page changed from it is written.
+            self.redo.sync()
             self.fsp.check(self.page_size)
             self.catalog.load()
             for name, entry in sorted(self.catalog.entries.items()):
                 self._make_tree(name, entry.index_id, entry.root, entry.unique)
-            self._rollback(undo)
             self.change_buffer.load()
-            # Replay may have brought leaves with buffered changes into the pool, where no read will merge them.
-            for page_no in sorted(self.change_buffer.pending):
-                frame = self.pool.peek(page_no)
-                if frame is not None:
-                    self.change_buffer.merge(frame)
-            if self._mtr is not None:
-                self._commit_mtr(client=False)
+            # From here on a leaf read merges its buffered changes, but those of the batch being rolled back.
+            self.change_buffer.keep = {key for index_id, key, _ in undo if index_id == fsp.CHANGE_BUFFER_INDEX_ID}
+            self.pager.on_read = self.change_buffer.on_read
+            self._rollback(undo)
             self.pager.release()
 
     def _rollback(self, undo: list) -> None:
         """Take back the changes of the batch that did not commit, newest first, from its undo records.
 
-        The rollback is an ordinary sequence of logged changes (it may split or merge pages like any other), done
-        in mtrs whose UNDONE records say how many undo records each has taken back: if it is cut short by a crash,
-        the next recovery finishes it. Its last group ends with COMMIT, which closes the batch in the log.
+        The rollback is an ordinary sequence of logged changes (it may split or merge pages, and merge buffered
+        changes into the leaves it reads, like any other), done in mtrs whose UNDONE records say how many undo
+        records each has taken back: if it is cut short by a crash, the next recovery finishes it. Its last group
+        ends with COMMIT, which closes the batch in the log. An undo record of the change buffer's tree removes an
+        entry the batch buffered (change_buffer.py). Nothing is buffered here: the change buffer learns which
+        leaves have room only as they leave the pool, which it starts to watch after recovery.
+
+        First, leaves that replay brought into the pool, where no read will merge them, get their buffered changes
+        merged; in the rollback's own mtrs, so that no group ends with COMMIT while the batch is still open.
         """
         self.recovery["rolled_back"] = len(undo)
-        if not undo:
-            return
         self._begin_mtr()
+        for page_no in sorted(self.change_buffer.pending):
+            frame = self.pool.peek(page_no)
+            if frame is not None:
+                self.pager.fix(frame)  # the merge may read change buffer pages: keep this one in the pool
+                self.change_buffer.merge(frame)
+                self.pager.release()
+                self._rollback_step(0)
         done = 0
         for index_id, key, old in reversed(undo):
             tree = self.tree_by_id.get(index_id)
             if tree is None:
                 raise CorruptionError(f"redo log: undo record for index {index_id}, which does not exist")
-            if old is None:
+            if index_id == fsp.CHANGE_BUFFER_INDEX_ID:
+                if old is not None:
+                    raise CorruptionError(f"redo log: undo record puts back change buffer entry {key.hex()}, but "
+                                          f"a batch only ever adds entries")
+                self.change_buffer.discard(key)
+            elif old is None:
                 tree.delete(key)
             else:
                 tree.put(key, old)
             self.pager.release()
             done += 1
-            if len(self._mtr.frames) >= self._mtr_frames:
-                self._mtr.undone(done)
+            if self._rollback_step(done):
                 done = 0
-                self._commit_mtr(client=False, last=False)
-                self._begin_mtr()
-        self._mtr.undone(done)
+        if done:
+            self._mtr.undone(done)
         self._commit_mtr(client=False)
+
+    def _rollback_step(self, done: int) -> bool:
+        """Once the rollback's mtr has changed its share of the pool: log that ``done`` more undo records are
+        taken back, append the group (the batch still open) and go on in a new mtr; True if it did."""
+        if len(self._mtr.frames) < self._mtr_frames:
+            return False
+        if done:
+            self._mtr.undone(done)
+        self._commit_mtr(client=False, last=False)
+        self._begin_mtr()
+        return True
 
     def _make_tree(self, name: str, index_id: int, root: int, unique: bool, register: bool = True) -> BTree:
         capacity = self.page_size - pg.HEADER_BYTES
@@ -261,6 +285,8 @@ class BTreeEngine(Engine):
             else:
                 self._batch_groups += 1
                 self.counters["continued_mtrs"] += 1
+        elif client and last and self.redo.buffered:
+            self.redo.commit(None, 0)  # e.g. the keyspaces a batch of deletes created: durable with the batch
         self._mtr = None
         self.pool.end()
 
@@ -306,7 +332,8 @@ class BTreeEngine(Engine):
         self._write_ops([(keyspace, bytes(key), None)])
 
     def write(self, batch: WriteBatch) -> None:
-        """Apply every change of ``batch`` atomically, in order (one mini-transaction, one redo group)."""
+        """Apply every change of ``batch`` atomically, in order (one mini-transaction, or a sequence of them for a
+        batch that changes more than a quarter of the pool: see the module docstring)."""
         if not isinstance(batch, WriteBatch):
             raise ValueError(f"write() takes a WriteBatch, got {type(batch).__name__}")
         if batch.ops:
@@ -326,6 +353,7 @@ class BTreeEngine(Engine):
                 self.pager.release()
                 self._commit_mtr(client=False)
             self._begin_mtr(batch=True)
+            self.change_buffer.batch_first_seq = self.change_buffer.seq
             with self.device.stats.cause("foreground"):
                 i, n = 0, len(ops)
                 while True:

@@ -132,6 +132,9 @@ class RedoLog:
                     continue
                 raise CorruptionError(f"{name}: bad redo file header")
             self.files.append([number, start, f])
+        # What is read back may have been written and never synced (a running engine recovering after an error):
+        # nothing of it counts as durable until the files are synced again.
+        self._unsynced = [f for _, _, f in self.files]
         if not self.files:
             raise CorruptionError(f"redo log: no redo file (the checkpoint is at LSN {lsn})")
         if self.files[0][1] > lsn:
@@ -160,7 +163,7 @@ class RedoLog:
     def read_groups(self):
         """Yield (start LSN, end LSN, body) of every complete group from the checkpoint on; afterwards ``self.lsn``
         is the end of the last one and anything after it has been cut off."""
-        lsn = self.lsn = self.synced_lsn = self.checkpoint_lsn
+        lsn = self.lsn = self.synced_lsn = self.checkpoint_lsn  # the checkpoint was written after a sync
         i = max(j for j, (_, start, _) in enumerate(self.files) if start <= lsn)
         end_file, end_offset = i, None
         while i < len(self.files):
@@ -181,7 +184,7 @@ class RedoLog:
                         or zlib.crc32(body) != crc or body[-1] not in END_BYTES):
                     break
                 end = lsn + GROUP.size + nbytes
-                self.lsn = self.synced_lsn = end  # read back from the disk: durable
+                self.lsn = end
                 yield lsn, end, body
                 lsn = end
                 pos = body_at + nbytes
@@ -189,13 +192,15 @@ class RedoLog:
             if pos != len(data):
                 break  # garbage (a torn or partial group) ends the log
             i += 1
-        self.lsn = self.synced_lsn = lsn
+        self.lsn = lsn
         self._cut(end_file, end_offset)
 
     def _cut(self, file_index: int, offset: int | None) -> None:
         """Make the file at ``file_index`` end at ``offset`` and drop every later file (recovery's end of log)."""
         for number, _, f in self.files[file_index + 1:]:
             self.device.delete(file_name(number))
+            if f in self._unsynced:
+                self._unsynced.remove(f)
         del self.files[file_index + 1:]
         f = self.files[file_index][2]
         if offset is not None and f.size > offset:
@@ -234,8 +239,9 @@ class RedoLog:
             self._unsynced.append(f)
 
     def commit(self, group, nrecords: int) -> tuple[int, int]:
-        """Append the group that ends a client batch, write the log buffer, and sync if the policy says so."""
-        lsns = self.append(group, nrecords)
+        """Append the group that ends a client batch (None for a batch that changed nothing, whose commit still
+        makes the groups before it durable), write the log buffer, and sync if the policy says so."""
+        lsns = self.append(group, nrecords) if group is not None else (self.lsn, self.lsn)
         self.commits += 1
         try:
             self.write()
@@ -301,6 +307,11 @@ class RedoLog:
         while len(self.files) > 1 and self.files[1][1] <= lsn:
             number = self.files.pop(0)[0]
             self.device.delete(file_name(number))
+
+    @property
+    def buffered(self) -> int:
+        """Bytes of groups in the log buffer, not yet written."""
+        return len(self._buffer)
 
     @property
     def age(self) -> int:
