@@ -28,8 +28,8 @@ their buffered changes applied) stays the same. So when a client batch that span
 (engine.py) merges entries buffered *before* it, it logs no undo for them: if the batch is rolled back, they stay
 merged. The entries the batch buffered itself are its own changes: buffering one logs an undo that removes the
 entry again, and merging one logs the leaf key's previous value, never the entry (whose leaf page number the
-batch's later splits and merges may have made meaningless). A rollback never merges the failed batch's own entries
-(``keep``): it removes them.
+batch's later splits and merges may have made meaningless). A rollback removes the failed batch's own entries
+before anything else, so it never merges them.
 """
 
 from __future__ import annotations
@@ -57,7 +57,6 @@ class ChangeBuffer:
         self.estimates: dict[int, list[int]] = {}  # leaf page -> [free bytes, records] since it left the pool
         self.seq = 0  # sequence number of the next entry
         self.batch_first_seq = 0  # sequence number of the open client batch's first entry
-        self.keep: set[bytes] = set()  # during a rollback: entries of the failed batch, never to be merged
         self.nbytes = 0  # bytes of entries (records and slots) in the buffer tree
         self.buffered_puts = 0  # puts buffered since open
         self.buffered_deletes = 0  # deletes buffered since open
@@ -124,8 +123,8 @@ class ChangeBuffer:
             self.merge(frame)
 
     def merge(self, frame) -> None:
-        """Apply every buffered change to the leaf in ``frame`` and remove them from the buffer (but those in
-        ``keep``); only the changes of the open client batch are undone if it rolls back (module docstring)."""
+        """Apply every buffered change to the leaf in ``frame`` and remove them from the buffer; only the changes
+        of the open client batch are undone if it rolls back (see the module docstring)."""
         page_no = frame.page_no
         page = pg.Page(frame.buf)
         if page.type != pg.INDEX_PAGE or not page.is_leaf:
@@ -133,12 +132,8 @@ class ChangeBuffer:
                                   f"(type {page.type}, level {page.level})")
         mtr = self.db.current_mtr()
         in_batch = mtr.keeps_undo
-        kept = 0
         try:
             for entry_key, entry in self.tree.items(ENTRY_KEY.pack(page_no, 0), ENTRY_KEY.pack(page_no + 1, 0)):
-                if entry_key in self.keep:
-                    kept += 1
-                    continue
                 op, index_id, klen = ENTRY_HEAD.unpack_from(entry)
                 key = entry[ENTRY_HEAD.size:ENTRY_HEAD.size + klen]
                 mtr.keeps_undo = in_batch and ENTRY_KEY.unpack(entry_key)[1] >= self.batch_first_seq
@@ -154,17 +149,13 @@ class ChangeBuffer:
                 self.merged += 1
         finally:
             mtr.keeps_undo = in_batch
-        if kept:
-            self.pending[page_no] = kept
-        else:
-            self.pending.pop(page_no, None)
-            self.owner.pop(page_no, None)
+        self.pending.pop(page_no, None)
+        self.owner.pop(page_no, None)
         self.merged_pages += 1
 
     def discard(self, entry_key: bytes) -> None:
         """Remove entry ``entry_key`` unmerged, if it is there (a rollback taking back a buffered change)."""
         entry = self.tree.get(entry_key)
-        self.keep.discard(entry_key)
         if entry is None:
             return
         self.tree.delete(entry_key)

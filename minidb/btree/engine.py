@@ -177,9 +177,7 @@ class BTreeEngine(Engine):
             for name, entry in sorted(self.catalog.entries.items()):
                 self._make_tree(name, entry.index_id, entry.root, entry.unique)
             self.change_buffer.load()
-            # From here on a leaf read merges its buffered changes, but those of the batch being rolled back.
-            self.change_buffer.keep = {key for index_id, key, _ in undo if index_id == fsp.CHANGE_BUFFER_INDEX_ID}
-            self.pager.on_read = self.change_buffer.on_read
+            self.pager.on_read = self.change_buffer.on_read  # from here on, a leaf read merges its buffered changes
             self._rollback(undo)
             self.pager.release()
 
@@ -189,15 +187,25 @@ class BTreeEngine(Engine):
         The rollback is an ordinary sequence of logged changes (it may split or merge pages, and merge buffered
         changes into the leaves it reads, like any other), done in mtrs whose UNDONE records say how many undo
         records each has taken back: if it is cut short by a crash, the next recovery finishes it. Its last group
-        ends with COMMIT, which closes the batch in the log. An undo record of the change buffer's tree removes an
-        entry the batch buffered (change_buffer.py). Nothing is buffered here: the change buffer learns which
-        leaves have room only as they leave the pool, which it starts to watch after recovery.
+        ends with COMMIT, which closes the batch in the log. Nothing is buffered here: the change buffer learns
+        which leaves have room only as they leave the pool, which it starts to watch after recovery.
 
-        First, leaves that replay brought into the pool, where no read will merge them, get their buffered changes
-        merged; in the rollback's own mtrs, so that no group ends with COMMIT while the batch is still open.
+        Before anything else: the entries the batch buffered (its undo records of the change buffer's tree) are
+        removed, all at once, so that no read merges them and no page merge frees a leaf they wait for (removing
+        is idempotent, so they need no UNDONE count); then the leaves that replay brought into the pool, where no
+        read will merge them, get their buffered changes merged. All in the rollback's own mtrs, so that no group
+        ends with COMMIT while the batch is still open.
         """
         self.recovery["rolled_back"] = len(undo)
         self._begin_mtr()
+        for index_id, key, old in undo:
+            if index_id == fsp.CHANGE_BUFFER_INDEX_ID:
+                if old is not None:
+                    raise CorruptionError(f"redo log: undo record puts back change buffer entry {key.hex()}, but "
+                                          f"a batch only ever adds entries")
+                self.change_buffer.discard(key)
+                self.pager.release()
+                self._rollback_step(0)
         for page_no in sorted(self.change_buffer.pending):
             frame = self.pool.peek(page_no)
             if frame is not None:
@@ -210,16 +218,12 @@ class BTreeEngine(Engine):
             tree = self.tree_by_id.get(index_id)
             if tree is None:
                 raise CorruptionError(f"redo log: undo record for index {index_id}, which does not exist")
-            if index_id == fsp.CHANGE_BUFFER_INDEX_ID:
-                if old is not None:
-                    raise CorruptionError(f"redo log: undo record puts back change buffer entry {key.hex()}, but "
-                                          f"a batch only ever adds entries")
-                self.change_buffer.discard(key)
-            elif old is None:
-                tree.delete(key)
-            else:
-                tree.put(key, old)
-            self.pager.release()
+            if index_id != fsp.CHANGE_BUFFER_INDEX_ID:  # those were removed above
+                if old is None:
+                    tree.delete(key)
+                else:
+                    tree.put(key, old)
+                self.pager.release()
             done += 1
             if self._rollback_step(done):
                 done = 0

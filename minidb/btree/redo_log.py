@@ -239,8 +239,8 @@ class RedoLog:
             self._unsynced.append(f)
 
     def commit(self, group, nrecords: int) -> tuple[int, int]:
-        """Append the group that ends a client batch (None for a batch that changed nothing, whose commit still
-        makes the groups before it durable), write the log buffer, and sync if the policy says so."""
+        """Append the group that ends a client batch, write the log buffer, and sync if the policy says so.
+        ``group`` None: a batch that changed nothing, whose commit writes (and syncs) the groups before it."""
         lsns = self.append(group, nrecords) if group is not None else (self.lsn, self.lsn)
         self.commits += 1
         try:
@@ -250,11 +250,14 @@ class RedoLog:
         except OSError:
             # The client will be told the commit failed: take the group back out of the log, so that a
             # restart (or the engine's rollback) does not take the batch as committed. If even that fails, the
-            # outcome of the commit is unknown, as with any database whose log write failed.
-            try:
-                self.unappend(lsns[0])
-            except OSError:
-                pass
+            # outcome of the commit is unknown, as with any database whose log write failed. Without a group,
+            # nothing is taken back: the groups before it stay in the buffer (a failed write changes nothing)
+            # or in the file, for the next commit to write and sync.
+            if group is not None:
+                try:
+                    self.unappend(lsns[0])
+                except OSError:
+                    pass
             raise
         return lsns
 
