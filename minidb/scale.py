@@ -142,8 +142,28 @@ def _linkbench_reference() -> Reference:
     )
 
 
+def _tpcc_memory_sweep_reference() -> Reference:
+    """Seed 001's sysbench-tpcc 100W, from data/: MyRocks's uncompressed size, and the sweep's smallest memory.
+
+    The post sweeps the memory (buffer pool or block cache, the same bytes for both engines) from 5 to 100 GB over
+    about 90 GB of InnoDB data, 70 GB of MyRocks data uncompressed (tpcc_data_size.csv). The cache fraction here is
+    the smallest memory over MyRocks's uncompressed size, the size our database estimates stand for; the sweep
+    (``minidb.experiments.f3_memory_sweep``) applies each memory of the post the same way.
+    """
+    sizes = data.load("tpcc_data_size")
+    uncompressed = sizes[(sizes.engine == "MyRocks") & (sizes.compression == "none")].size_gb.iloc[0]
+    fraction = float(data.load("tpcc_memory_sweep").memory_gb.min() / uncompressed)
+    return Reference(
+        source="seed 001: sysbench-tpcc 100W, memory 5..100 GB (data/published/tpcc_memory_sweep.csv) over "
+               "MyRocks's uncompressed 70 GB (tpcc_data_size.csv)",
+        db_bytes=float(uncompressed) * GB,
+        cache_fraction={"lsm": fraction, "btree": fraction},
+    )
+
+
 SYSBENCH = _sysbench_tpcc_reference()
 TPCC = SYSBENCH
+TPCC_MEMORY_SWEEP = _tpcc_memory_sweep_reference()
 LINKBENCH = _linkbench_reference()
 
 

@@ -115,11 +115,13 @@ class Population:
 
 def tpcc(engine="lsm", warehouses: int | None = None, transactions: int | None = None,
          cache_bytes: int | None = None, seed: int = 0, device="nvme", *, scale: str | None = None, storage=None,
-         clients: int = 16, cores: int = 28, interval: float = 1.0, **engine_options) -> WorkloadResult:
+         clients: int = 16, cores: int = 28, interval: float = 1.0, reference: scales.Reference | None = None,
+         **engine_options) -> WorkloadResult:
     """Load ``warehouses`` warehouses, then run ``transactions`` New-Order and Payment transactions.
 
     ``ops`` are transactions (TPS); ``new_orders`` counts committed New-Orders (``new_orders_per_sec`` * 60 is
-    tpmC). 28 cores are seed 001's server. Other parameters as ``insert_benchmark``.
+    tpmC). 28 cores are seed 001's server. ``reference``: the post configuration the cache and LSM sizes scale
+    from (default: the scale's, ``minidb.scale.TPCC``). Other parameters as ``insert_benchmark``.
     """
     size = scales.tpcc(scale)
     warehouses = size.warehouses if warehouses is None else int(warehouses)
@@ -128,7 +130,7 @@ def tpcc(engine="lsm", warehouses: int | None = None, transactions: int | None =
         raise ValueError(f"tpcc needs transactions >= 1, got {transactions}")
     rng = np.random.default_rng(seed)
     pop = Population(warehouses, size.items, size.customers_per_district, rng)
-    sizes = scales.engine_sizes(engine, _db_bytes(pop), size.reference, cache_bytes)
+    sizes = scales.engine_sizes(engine, _db_bytes(pop), reference or size.reference, cache_bytes)
     drv = Driver(engine, sizes, seed=seed, device=device, storage=storage, clients=clients, cores=cores,
                  interval=interval, engine_options=engine_options)
     tables = {name: drv.table(s) for name, s in SCHEMAS.items()}
@@ -145,6 +147,12 @@ def tpcc(engine="lsm", warehouses: int | None = None, transactions: int | None =
                       params=dict(warehouses=warehouses, transactions=transactions, items=pop.items,
                                   customers_per_district=pop.customers),
                       rates={"new_orders": txns.new_orders}, extra={"rollbacks": txns.rollbacks})
+
+
+def estimated_db_bytes(warehouses: int, scale: str | None = None, seed: int = 0) -> float:
+    """Bytes of keys and values a run of ``warehouses`` warehouses at ``scale`` loads: what its cache is scaled by."""
+    size = scales.tpcc(scale)
+    return _db_bytes(Population(warehouses, size.items, size.customers_per_district, np.random.default_rng(seed)))
 
 
 def _db_bytes(pop: Population) -> float:

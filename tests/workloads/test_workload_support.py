@@ -108,6 +108,8 @@ def test_references_are_the_published_configurations():
     assert scale.LINKBENCH.db_bytes == linkbench["InnoDB"] * 1e9 == 1600e9
     assert ram / linkbench["InnoDB"] == 50 / 1600
     assert scale.LINKBENCH.cache_fraction == {"lsm": 50 / 1600, "btree": 50 / 1600}
+    assert scale.TPCC_MEMORY_SWEEP.db_bytes == 70e9  # seed 001: MyRocks uncompressed
+    assert scale.TPCC_MEMORY_SWEEP.cache_fraction == {"lsm": 5 / 70, "btree": 5 / 70}  # the sweep's smallest memory
 
 
 # -- distributions ----------------------------------------------------------------------------------------------------

@@ -1,0 +1,112 @@
+"""Finding F3: a B+tree's throughput follows its memory, an LSM's much less (seed 001).
+
+Seed 001 runs sysbench-tpcc (100 warehouses, about 90 GB in InnoDB, 21 GB in MyRocks with LZ4) with the buffer pool
+or block cache set from 5 to 100 GB. InnoDB goes from 849 to 5,961 transactions per second as its reads fall from
+218 MB/s to 2 MB/s; MyRocks stays between 4,206 and 4,621, and writes about the same 90-100 MB/s at every size.
+The post's explanation: InnoDB with a small buffer pool reads a page for most row it touches and writes back whole
+pages; MyRocks's data is about a quarter the size (compressed), so a given memory caches a larger share of it, and
+its writes are sequential runs whatever the memory.
+
+``run`` runs TPC-C-lite (``minidb.workloads.tpcc``, New-Order and Payment as sysbench-tpcc) on both engines at each
+memory of ``MEMORY_GB``; ``published`` gives the post's tables in the same columns, per transaction as well as per
+second (``rkb_per_txn`` = read KB/s over TPS).
+
+**The configuration.** A memory of ``m`` GB becomes a cache of ``m / 70`` times the estimated bytes of the run's
+data: 70 GB is MyRocks's uncompressed size in the post, the size our estimate (keys and values, as the LSM stores
+them) stands for (``minidb.scale.TPCC_MEMORY_SWEEP``). Both engines get the same cache at each point, as in the
+post, and the LSM's memtable and level sizes scale from the same reference. The LSM compresses with LZ4, as the
+post's MyRocks. The seed's SSD (a SATA Samsung SM863) is not one of our device models; the runs use ``nvme``, the
+model of the other chapters, and the chapter says where that matters.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .. import data
+from .. import scale as scales
+from ..workloads import tpcc
+from ..workloads.tpcc import estimated_db_bytes
+from .runner import sweep
+
+KIB = 1024
+MEMORY_GB = (5, 10, 20, 40, 60, 80, 100)  # points of the seed's sweep (its table has 5, 10, 20, ..., 100)
+MIN_CACHE_BYTES = 16 * 16 * KIB  # the B+tree's smallest pool (16 pages of 16 KiB); the same for the LSM
+LSM_COMPRESSION = "lz4"  # seed 001: "LZ4 as the default compression on disk"
+DEVICE = "nvme"  # the model of chapters 3 and 4 (the seed's SATA SSD has no model of its own: module docstring)
+ENGINES = ("btree", "lsm")
+PUBLISHED_ENGINES = {"InnoDB": "btree", "MyRocks": "lsm"}  # the seed's engine names -> ours
+
+COLUMNS = ("engine", "memory_gb", "tps", "tps_vs_largest", "bottleneck", "reads_per_txn", "rkb_per_txn",
+           "writes_per_txn", "wkb_per_txn", "read_kb_per_sec", "write_kb_per_sec", "cache_hit_rate",
+           "cache_bytes")  # run()'s columns, in order
+
+
+def cache_bytes(memory_gb: float, warehouses: int, scale: str | None = None, seed: int = 0) -> int:
+    """The cache that stands for ``memory_gb`` of the seed's memory in a run of ``warehouses`` warehouses."""
+    reference = scales.TPCC_MEMORY_SWEEP
+    per_gb = estimated_db_bytes(warehouses, scale, seed) / reference.db_bytes * scales.GB
+    return max(MIN_CACHE_BYTES, int(memory_gb * per_gb))
+
+
+def run_point(engine: str, memory_gb: float, warehouses: int, transactions: int, scale: str, seed: int = 0) -> dict:
+    """One TPC-C-lite run with the cache standing for ``memory_gb``: TPS, what limits it, and IO per transaction
+    and per second."""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}: use btree or lsm")
+    options = dict(compression=LSM_COMPRESSION) if engine == "lsm" else {}
+    result = tpcc(engine, warehouses=warehouses, transactions=transactions,
+                  cache_bytes=cache_bytes(memory_gb, warehouses, scale, seed), seed=seed, device=DEVICE, scale=scale,
+                  reference=scales.TPCC_MEMORY_SWEEP, **options)
+    s = result.summary
+    return {
+        "tps": s["ops_per_sec"],
+        "bottleneck": s["bottleneck"],
+        "reads_per_txn": s["reads_per_op"],
+        "rkb_per_txn": s["rkb_per_op"],
+        "writes_per_txn": s["writes_per_op"],
+        "wkb_per_txn": s["wkb_per_op"],
+        "read_kb_per_sec": s["rkb_per_op"] * s["ops_per_sec"],
+        "write_kb_per_sec": s["wkb_per_op"] * s["ops_per_sec"],
+        "cache_hit_rate": s["cache_hit_rate"],
+        "cache_bytes": s["cache_bytes"],
+    }
+
+
+def run(scale: str | None = None, *, warehouses: int | None = None, transactions: int | None = None,
+        memory_gb=MEMORY_GB, seed: int = 0, executor=None, cache_dir=None, progress: bool = True) -> pd.DataFrame:
+    """Both engines at every memory of ``memory_gb`` at ``scale`` (default ``minidb.scale.current()``): one row
+    each, with ``COLUMNS``; ``tps_vs_largest`` is a run's TPS over its engine's at the largest memory."""
+    scale = scales.current(scale)
+    size = scales.tpcc(scale)
+    warehouses = size.warehouses if warehouses is None else int(warehouses)
+    transactions = size.transactions if transactions is None else int(transactions)
+    points = [dict(engine=e, memory_gb=m, warehouses=warehouses, transactions=transactions, scale=scale, seed=seed)
+              for e in ENGINES for m in memory_gb]
+    frame = sweep(run_point, points, name="f3-memory-sweep", executor=executor, cache_dir=cache_dir,
+                  progress=progress)
+    return _relative(frame)[list(COLUMNS)]
+
+
+def published() -> pd.DataFrame:
+    """Seed 001's tables in ``run``'s columns (``engine`` holding the published name); per transaction = per
+    second over TPS. The post's write KB/s include the binary log, which our engines do not have."""
+    table = data.load("tpcc_memory_sweep")
+    frame = pd.DataFrame({
+        "engine": table.engine.values,
+        "memory_gb": table.memory_gb.values,
+        "tps": table.tps.values,
+        "rkb_per_txn": (table.read_kb_per_sec / table.tps).values,
+        "wkb_per_txn": (table.write_kb_per_sec / table.tps).values,
+        "read_kb_per_sec": table.read_kb_per_sec.values,
+        "write_kb_per_sec": table.write_kb_per_sec.values,
+    })
+    frame = _relative(frame)
+    frame.attrs["name"] = "tpcc_memory_sweep"
+    return frame
+
+
+def _relative(frame: pd.DataFrame) -> pd.DataFrame:
+    """Add ``tps_vs_largest``: TPS over the same engine's TPS at its largest memory."""
+    largest = frame.loc[frame.groupby("engine").memory_gb.idxmax()].set_index("engine").tps
+    return frame.assign(tps_vs_largest=frame.tps / frame.engine.map(largest))

@@ -1,0 +1,67 @@
+"""Finding F3 at the tiny scale: TPC-C-lite on both engines across the seed's memory sweep."""
+
+import pytest
+
+from minidb.experiments import f3_memory_sweep as f3
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return f3.run("tiny", cache_dir=False, progress=False)
+
+
+def engine_rows(frame, engine):
+    return frame[frame.engine == engine].sort_values("memory_gb").reset_index(drop=True)
+
+
+def test_one_row_per_engine_and_memory_with_the_columns_in_order(tiny):
+    assert list(tiny.columns) == list(f3.COLUMNS)
+    assert len(tiny) == len(f3.ENGINES) * len(f3.MEMORY_GB)
+    caches = [list(engine_rows(tiny, e).cache_bytes) for e in f3.ENGINES]
+    assert caches[0] == caches[1]  # both engines get the same memory, as in the seed
+    assert caches[0] == sorted(caches[0]) and caches[0][-1] > caches[0][0]
+
+
+def test_btree_reads_fall_and_throughput_rises_with_memory(tiny):
+    btree = engine_rows(tiny, "btree")
+    assert btree.reads_per_txn.iloc[0] > 10 * btree.reads_per_txn.iloc[-1]  # DESIGN F3: reads/txn fall >= 10x
+    assert btree.tps.iloc[-1] > 4 * btree.tps.iloc[0]  # seed 001: 849 -> 5961 TPS
+    assert btree.tps_vs_largest.iloc[-1] == 1
+
+
+def test_lsm_writes_stay_flat_and_its_throughput_moves_less_than_the_btree(tiny):
+    lsm, btree = engine_rows(tiny, "lsm"), engine_rows(tiny, "btree")
+    assert lsm.wkb_per_txn.max() <= 1.15 * lsm.wkb_per_txn.min()  # seed 001: 87-98 MB/s at 4200-4600 TPS
+    assert lsm.tps_vs_largest.iloc[0] > 5 * btree.tps_vs_largest.iloc[0]
+    # With little memory the LSM reads and writes less per transaction (seed 001 at 5 GB: 41 vs 257 KB read,
+    # 21 vs 288 KB written).
+    assert lsm.rkb_per_txn.iloc[0] < btree.rkb_per_txn.iloc[0] and lsm.wkb_per_txn.iloc[0] < btree.wkb_per_txn.iloc[0]
+
+
+def test_published_gives_the_seed_tables_per_transaction():
+    pub = f3.published()
+    assert set(pub.columns) <= set(f3.COLUMNS)
+    assert set(pub.engine) == set(f3.PUBLISHED_ENGINES)
+    innodb = pub[pub.engine == "InnoDB"].set_index("memory_gb")
+    assert innodb.tps[100] == pytest.approx(5961.2)
+    assert innodb.rkb_per_txn[5] == pytest.approx(218343.1 / 849.0664)
+    assert innodb.tps_vs_largest[5] == pytest.approx(849.0664 / 5961.2)
+    assert set(f3.MEMORY_GB) <= set(innodb.index)
+
+
+def test_same_seed_same_numbers(tiny):
+    again = f3.run("tiny", cache_dir=False, progress=False)
+    assert again.equals(tiny)
+
+
+def test_an_unknown_engine_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown engine 'heap'"):
+        f3.run_point("heap", 5, 1, 10, "tiny")
+
+
+def test_a_memory_stands_for_the_same_share_of_the_data_as_in_the_seed():
+    from minidb.workloads.tpcc import estimated_db_bytes
+
+    data = estimated_db_bytes(4, "small")
+    assert f3.cache_bytes(35, 4, "small") == int(35 / 70 * data)  # half of MyRocks's 70 GB uncompressed
+    assert f3.cache_bytes(0.001, 4, "small") == f3.MIN_CACHE_BYTES
