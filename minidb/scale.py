@@ -37,6 +37,9 @@ PAGE_SIZE = 16 * KIB
 # cache smaller than MySQL's minimum innodb_buffer_pool_size, 5 MiB (the MySQL reference manual).
 MIN_MEMTABLE_BYTES = 4 * PAGE_SIZE
 MIN_CACHE_BYTES = 5 * MIB
+# The experiments that set a cache themselves floor it at the B+tree's smallest pool, 16 pages of 16 KiB (its
+# options refuse fewer frames), so that their tiny runs stay IO-bound; both engines get the same floor.
+SMALLEST_POOL_BYTES = 16 * PAGE_SIZE
 
 
 def current(name: str | None = None) -> str:

@@ -32,7 +32,6 @@ KIB = 1024
 PAGE_SIZES = (4 * KIB, 8 * KIB, 16 * KIB)  # innodb_page_size values of the seed's table
 LSM_BLOCK_SIZE = 16 * KIB  # seed 002's MyRocks row says "16kb"
 LSM_COMPRESSION = "zstd"  # the nearest of ours to the seed's zlib (see the module docstring)
-MIN_CACHE_BYTES = 16 * 16 * KIB  # the B+tree's smallest pool with 16 KiB pages; used for every page size alike
 DEVICE = "nvme"  # the seed's server is not described beyond "fast SSD"; F1's device model
 
 # Configurations: (engine, page or block size, doublewrite); the LSM has no doublewrite buffer.
@@ -48,7 +47,7 @@ COLUMNS = ("engine", "page_size_kb", "doublewrite", "tps", "bottleneck", "wkb_pe
 def cache_bytes(nodes: int, seed: int = 0) -> int:
     """The cache of a run of ``nodes`` nodes: the seed's RAM / database fraction of the estimated database."""
     fraction = scales.LINKBENCH.cache_fraction["btree"]
-    return max(MIN_CACHE_BYTES, int(fraction * estimated_db_bytes(nodes, seed)))
+    return max(scales.SMALLEST_POOL_BYTES, int(fraction * estimated_db_bytes(nodes, seed)))
 
 
 def run_point(engine: str, page_size: int, doublewrite: bool | None, nodes: int, requests: int,

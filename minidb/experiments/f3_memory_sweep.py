@@ -31,7 +31,6 @@ from .runner import sweep
 
 KIB = 1024
 MEMORY_GB = (5, 10, 20, 40, 60, 80, 100)  # points of the seed's sweep (its table has 5, 10, 20, ..., 100)
-MIN_CACHE_BYTES = 16 * 16 * KIB  # the B+tree's smallest pool (16 pages of 16 KiB); the same for the LSM
 LSM_COMPRESSION = "lz4"  # seed 001: "LZ4 as the default compression on disk"
 DEVICE = "nvme"  # the model of chapters 3 and 4 (the seed's SATA SSD has no model of its own: module docstring)
 ENGINES = ("btree", "lsm")
@@ -46,7 +45,7 @@ def cache_bytes(memory_gb: float, warehouses: int, scale: str | None = None, see
     """The cache that stands for ``memory_gb`` of the seed's memory in a run of ``warehouses`` warehouses."""
     reference = scales.TPCC_MEMORY_SWEEP
     per_gb = estimated_db_bytes(warehouses, scale, seed) / reference.db_bytes * scales.GB
-    return max(MIN_CACHE_BYTES, int(memory_gb * per_gb))
+    return max(scales.SMALLEST_POOL_BYTES, int(memory_gb * per_gb))
 
 
 def run_point(engine: str, memory_gb: float, warehouses: int, transactions: int, scale: str, seed: int = 0) -> dict:

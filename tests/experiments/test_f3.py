@@ -2,6 +2,8 @@
 
 import pytest
 
+from minidb import scale
+
 from minidb.experiments import f3_memory_sweep as f3
 
 
@@ -64,4 +66,4 @@ def test_a_memory_stands_for_the_same_share_of_the_data_as_in_the_seed():
 
     data = estimated_db_bytes(4, "small")
     assert f3.cache_bytes(35, 4, "small") == int(35 / 70 * data)  # half of MyRocks's 70 GB uncompressed
-    assert f3.cache_bytes(0.001, 4, "small") == f3.MIN_CACHE_BYTES
+    assert f3.cache_bytes(0.001, 4, "small") == scale.SMALLEST_POOL_BYTES
