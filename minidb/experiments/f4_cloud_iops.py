@@ -1,0 +1,127 @@
+"""Finding F4: in the cloud, throughput is bought as IOPS, and an LSM needs about a third of a B+tree's (seed 003).
+
+Seed 003 runs sysbench-tpcc (5000 warehouses, 471 GB in InnoDB, 91 GB in MyRocks) on an AWS c5.9xlarge with a
+27 GB or 54 GB cache, on EBS io1 volumes with 5,000 to 30,000 IOPS bought, and on one large gp2 volume (10,000
+IOPS). With the 27 GB cache InnoDB makes 133 transactions per second at 5,000 IOPS and 754 at 30,000; MyRocks 481
+and 2,509. MyRocks at 5,000 IOPS is about InnoDB at 15,000, and the yearly bill for the IOPS is what separates them:
+io1 charges for every IOPS bought (cloud_cost_per_year.csv).
+
+``run`` runs TPC-C-lite (``minidb.workloads.tpcc``, scaled from that post's configuration: the cache is 27/471 of
+the run's data) on both engines on each volume of ``VOLUMES``; ``published`` gives the post's throughput table with
+the same cost columns.
+
+**The configuration.** The device models are ``minidb.storage.models.io1`` and ``gp2``: the IOPS bought, the
+volume's bandwidth cap (io1 500 MB/s, gp2 160 MB/s, from the post) and AWS's counting of IOs in units of up to
+256 KiB. The yearly cost of a run is the post's instance price plus the volume's (both from the post's table), and
+``usd_per_year_per_ktps`` divides it by the thousands of transactions per second. Our rates are a model, so the
+chart compares throughput as a share of the B+tree's on the largest io1 volume, the post's as a share of InnoDB's.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .. import data
+from .. import scale as scales
+from ..storage.models import gp2, io1
+from ..workloads import tpcc
+from ..workloads.tpcc import estimated_db_bytes
+from .runner import sweep
+
+ENGINES = ("btree", "lsm")
+PUBLISHED_ENGINES = {"InnoDB": "btree", "MyRocks": "lsm"}  # the seed's engine names -> ours
+INSTANCE = "c5.9xlarge"  # the post's server, a row of its cost table
+# The post's volumes: (volume type, IOPS); its gp2 volume is 3.4 TB, which AWS gives 10,000 IOPS.
+VOLUMES = (("io1", 5000), ("io1", 10000), ("io1", 15000), ("io1", 20000), ("io1", 30000), ("gp2", 10000))
+GP2_SIZE_GB = 3400  # seed 003: "huge gp2 volumes: 3400GB, as this volume provides guaranteed 10000 IOPS"
+IO1_SIZE_GB = 1000  # seed 003's cost table: 1TB io1 volumes
+
+COLUMNS = ("engine", "volume_type", "iops", "tps", "tps_vs_btree_best", "bottleneck", "reads_per_txn",
+           "rkb_per_txn", "wkb_per_txn", "mb_per_sec", "usd_per_year", "usd_per_year_per_ktps")  # run()'s columns
+
+
+def volume(volume_type: str, iops: int):
+    """The device model of one of the post's volumes."""
+    if volume_type == "io1":
+        return io1(iops=iops, size_gb=IO1_SIZE_GB)
+    if volume_type == "gp2":
+        model = gp2(size_gb=GP2_SIZE_GB)
+        if model.iops != iops:
+            raise ValueError(f"a {GP2_SIZE_GB} GB gp2 volume has {model.iops} IOPS, not {iops}")
+        return model
+    raise ValueError(f"unknown volume type {volume_type!r}: use io1 or gp2")
+
+
+def cache_bytes(warehouses: int, scale: str | None = None, seed: int = 0) -> int:
+    """The cache of a run of ``warehouses`` warehouses: the post's 27 GB over InnoDB's 471 GB
+    (``minidb.scale.TPCC``) of the estimated data, at least the B+tree's smallest pool."""
+    fraction = scales.TPCC.cache_fraction["btree"]
+    return max(scales.SMALLEST_POOL_BYTES, int(fraction * estimated_db_bytes(warehouses, scale, seed)))
+
+
+def instance_usd_per_year() -> float:
+    """The post's yearly price of its server (cloud_cost_per_year.csv)."""
+    table = data.load("cloud_cost_per_year").set_index("resource")
+    return float(table.total_usd_per_year[INSTANCE])
+
+
+def run_point(engine: str, volume_type: str, iops: int, warehouses: int, transactions: int, scale: str,
+              seed: int = 0) -> dict:
+    """One TPC-C-lite run on one volume: TPS, what limits it, IO per transaction, MB/s, and the yearly cost."""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}: use btree or lsm")
+    model = volume(volume_type, iops)
+    options = dict(compression="lz4") if engine == "lsm" else {}  # seed 003: MyRocks with LZ4 on all levels
+    s = tpcc(engine, warehouses=warehouses, transactions=transactions,
+             cache_bytes=cache_bytes(warehouses, scale, seed), seed=seed, device=model, scale=scale, **options).summary
+    return {
+        "tps": s["ops_per_sec"],
+        "bottleneck": s["bottleneck"],
+        "reads_per_txn": s["reads_per_op"],
+        "rkb_per_txn": s["rkb_per_op"],
+        "wkb_per_txn": s["wkb_per_op"],
+        "mb_per_sec": (s["rkb_per_op"] + s["wkb_per_op"]) * s["ops_per_sec"] / 1024,
+        "usd_per_year": instance_usd_per_year() + model.usd_per_year,
+    }
+
+
+def run(scale: str | None = None, *, warehouses: int | None = None, transactions: int | None = None,
+        volumes=VOLUMES, seed: int = 0, executor=None, cache_dir=None, progress: bool = True) -> pd.DataFrame:
+    """Both engines on every volume of ``volumes`` at ``scale`` (default ``minidb.scale.current()``): one row
+    each, with ``COLUMNS``."""
+    scale = scales.current(scale)
+    size = scales.tpcc(scale)
+    warehouses = size.warehouses if warehouses is None else int(warehouses)
+    transactions = size.transactions if transactions is None else int(transactions)
+    points = [dict(engine=e, volume_type=v, iops=i, warehouses=warehouses, transactions=transactions, scale=scale,
+                   seed=seed) for e in ENGINES for v, i in volumes]
+    frame = sweep(run_point, points, name="f4-cloud-iops", executor=executor, cache_dir=cache_dir,
+                  progress=progress)
+    return _derived(frame, "btree")[list(COLUMNS)]
+
+
+def published() -> pd.DataFrame:
+    """Seed 003's throughput table with the 27 GB cache (the configuration ``run`` scales from), with the yearly
+    cost of each run from its cost table."""
+    table = data.load("cloud_tps_by_iops")
+    table = table[table.cache_gb == table.cache_gb.min()]
+    costs = data.load("cloud_cost_per_year").dropna(subset=["volume_type"]).set_index(["volume_type", "iops"])
+    volume_usd = [costs.total_usd_per_year[v, i] for v, i in zip(table.volume_type, table.iops)]
+    frame = pd.DataFrame({
+        "engine": table.engine.values,
+        "volume_type": table.volume_type.values,
+        "iops": table.iops.values,
+        "tps": table.tps.values,
+        "usd_per_year": instance_usd_per_year() + pd.Series(volume_usd, dtype=float).values,
+    })
+    frame = _derived(frame, "InnoDB")
+    frame.attrs["name"] = "cloud_tps_by_iops"
+    return frame
+
+
+def _derived(frame: pd.DataFrame, btree: str) -> pd.DataFrame:
+    """Add ``tps_vs_btree_best`` (TPS over the B+tree's on the largest io1 volume) and the cost per 1000 TPS."""
+    io1_rows = frame[(frame.engine == btree) & (frame.volume_type == "io1")]
+    best = io1_rows.loc[io1_rows.iops.idxmax()].tps
+    return frame.assign(tps_vs_btree_best=frame.tps / best,
+                        usd_per_year_per_ktps=frame.usd_per_year / (frame.tps / 1000))

@@ -1,0 +1,66 @@
+"""Finding F4 at the tiny scale: TPC-C-lite on both engines on the cloud volumes of seed 003."""
+
+import pytest
+
+from minidb.experiments import f4_cloud_iops as f4
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return f4.run("tiny", cache_dir=False, progress=False)
+
+
+def tps(frame, engine, volume_type, iops):
+    rows = frame[(frame.engine == engine) & (frame.volume_type == volume_type) & (frame.iops == iops)]
+    assert len(rows) == 1
+    return rows.tps.iloc[0]
+
+
+def test_one_row_per_engine_and_volume_with_the_columns_in_order(tiny):
+    assert list(tiny.columns) == list(f4.COLUMNS)
+    assert len(tiny) == len(f4.ENGINES) * len(f4.VOLUMES)
+
+
+@pytest.mark.parametrize("engine", f4.ENGINES)
+def test_throughput_grows_with_the_iops_bought(engine, tiny):
+    io1 = tiny[(tiny.engine == engine) & (tiny.volume_type == "io1")].sort_values("iops")
+    assert io1.tps.is_monotonic_increasing
+    # While the IOPS are the bottleneck, twice the IOPS buy about twice the transactions (seed 003: 286 / 133).
+    assert tps(tiny, engine, "io1", 10000) / tps(tiny, engine, "io1", 5000) == pytest.approx(2, rel=0.1)
+
+
+def test_the_btree_hits_gp2s_bandwidth_cap(tiny):
+    # Seed 003: InnoDB makes 227 TPS on gp2 and 286 on io1, both 10,000 IOPS; gp2 moves 160 MB/s, io1 500.
+    assert tps(tiny, "btree", "gp2", 10000) < 0.95 * tps(tiny, "btree", "io1", 10000)
+    gp2 = tiny[(tiny.engine == "btree") & (tiny.volume_type == "gp2")].iloc[0]
+    assert gp2.bottleneck == "bandwidth" and gp2.mb_per_sec == pytest.approx(160 * 1e6 / 2**20, rel=0.05)
+
+
+def test_the_lsm_needs_fewer_iops_for_the_same_throughput(tiny):
+    # Seed 003: MyRocks makes 3.6 times InnoDB's TPS on 5,000 IOPS (481 vs 133), as much as InnoDB on 15,000.
+    assert tps(tiny, "lsm", "io1", 5000) > 1.5 * tps(tiny, "btree", "io1", 5000)
+    cost = tiny.set_index(["engine", "volume_type", "iops"]).usd_per_year_per_ktps
+    assert (cost["lsm"] < cost["btree"]).all()
+
+
+def test_published_has_the_seed_table_and_its_costs():
+    pub = f4.published()
+    assert set(pub.columns) <= set(f4.COLUMNS)
+    assert set(pub.engine) == set(f4.PUBLISHED_ENGINES)
+    row = pub[(pub.engine == "InnoDB") & (pub.volume_type == "io1") & (pub.iops == 5000)].iloc[0]
+    assert row.tps == pytest.approx(132.66) and row.usd_per_year == 7881 + 5400
+    assert pub[(pub.engine == "InnoDB") & (pub.iops == 30000)].tps_vs_btree_best.iloc[0] == 1
+    assert sorted(zip(pub.volume_type, pub.iops)) == sorted(f4.VOLUMES * 2)
+
+
+def test_same_seed_same_numbers(tiny):
+    assert f4.run("tiny", cache_dir=False, progress=False).equals(tiny)
+
+
+def test_bad_arguments_are_clear_errors():
+    with pytest.raises(ValueError, match="unknown engine 'heap'"):
+        f4.run_point("heap", "io1", 5000, 1, 10, "tiny")
+    with pytest.raises(ValueError, match="unknown volume type 'st1'"):
+        f4.volume("st1", 500)
+    with pytest.raises(ValueError, match="gp2 volume has 10000 IOPS, not 3000"):
+        f4.volume("gp2", 3000)
