@@ -11,8 +11,8 @@ the run's data) on both engines on each volume of ``VOLUMES``; ``published`` giv
 the same cost columns.
 
 **The configuration.** The device models are ``minidb.storage.models.io1`` and ``gp2``: the IOPS bought, the
-volume's bandwidth cap (io1 500 MB/s, gp2 160 MB/s, from the post) and AWS's counting of IOs in units of up to
-256 KiB. The yearly cost of a run is the post's instance price plus the volume's (both from the post's table), and
+volume's bandwidth cap (io1 500 MB/s, gp2 160 MB/s, from a reader's comment on the post) and AWS's counting of IOs
+in units of up to 256 KiB. The yearly cost of a run is the post's instance price plus the volume's (both from the post's table), and
 ``usd_per_year_per_ktps`` divides it by the thousands of transactions per second. Our rates are a model, so the
 chart compares throughput as a share of the B+tree's on the largest io1 volume, the post's as a share of InnoDB's.
 """
@@ -37,7 +37,8 @@ GP2_SIZE_GB = 3400  # seed 003: "huge gp2 volumes: 3400GB, as this volume provid
 IO1_SIZE_GB = 1000  # seed 003's cost table: 1TB io1 volumes
 
 COLUMNS = ("engine", "volume_type", "iops", "tps", "tps_vs_btree_best", "bottleneck", "reads_per_txn",
-           "rkb_per_txn", "wkb_per_txn", "mb_per_sec", "usd_per_year", "usd_per_year_per_ktps")  # run()'s columns
+           "writes_per_txn", "rkb_per_txn", "wkb_per_txn", "mb_per_sec", "usd_per_year",
+           "usd_per_year_per_ktps")  # run()'s columns, in order
 
 
 def volume(volume_type: str, iops: int):
@@ -78,6 +79,7 @@ def run_point(engine: str, volume_type: str, iops: int, warehouses: int, transac
         "tps": s["ops_per_sec"],
         "bottleneck": s["bottleneck"],
         "reads_per_txn": s["reads_per_op"],
+        "writes_per_txn": s["writes_per_op"],
         "rkb_per_txn": s["rkb_per_op"],
         "wkb_per_txn": s["wkb_per_op"],
         "mb_per_sec": (s["rkb_per_op"] + s["wkb_per_op"]) * s["ops_per_sec"] / 1024,

@@ -49,7 +49,8 @@ def test_published_has_the_seed_table_and_its_costs():
     assert set(pub.engine) == set(f4.PUBLISHED_ENGINES)
     row = pub[(pub.engine == "InnoDB") & (pub.volume_type == "io1") & (pub.iops == 5000)].iloc[0]
     assert row.tps == pytest.approx(132.66) and row.usd_per_year == 7881 + 5400
-    assert pub[(pub.engine == "InnoDB") & (pub.iops == 30000)].tps_vs_btree_best.iloc[0] == 1
+    assert row.tps_vs_btree_best == pytest.approx(132.66 / 753.86)
+    assert row.usd_per_year_per_ktps == pytest.approx((7881 + 5400) / 0.13266)
     assert sorted(zip(pub.volume_type, pub.iops)) == sorted(f4.VOLUMES * 2)
 
 
