@@ -30,7 +30,6 @@ from ..workloads import tpcc
 from ..workloads.tpcc import estimated_db_bytes
 from .runner import sweep
 
-KIB = 1024
 MEMORY_GB = (5, 10, 20, 40, 60, 80, 100)  # points of the seed's sweep (its table has 5, 10, 20, ..., 100)
 LSM_COMPRESSION = "lz4"  # seed 001: "LZ4 as the default compression on disk"
 DEVICE = "nvme"  # the model of chapters 3 and 4 (the seed's SATA SSD has no model of its own: module docstring)
