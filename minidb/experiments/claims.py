@@ -1,0 +1,132 @@
+"""Claims as code: each finding's verdict, computed from a run, never typed.
+
+Every experiment module has ``run(scale)``, ``published()`` and ``claims(results)``. ``claims`` turns a run's
+results into a list of ``Claim``: the claim in words, the published figure it stands for, our figure, the band
+within which we call it reproduced, and whether ours falls in the band. A chapter shows ``verdict(claims)`` as its
+verdict table; the tests run each experiment at ``tiny`` and assert the claims whose ``must_hold`` names ``tiny``.
+
+A claim that does not hold at some scale is not hidden: it stays in the table with ``holds`` False, and its
+``reason`` (written once, in the experiment module, where the mechanism is known) tells the reader why.
+
+    >>> c = Claim.check("16 KiB pages write >= 2.5x the bytes of 4 KiB pages", published=3.21, ours=3.48,
+    ...                 band=at_least(2.5))
+    >>> c.holds, c.band.text
+    (True, '>= 2.5')
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+SCALES = ("tiny", "small", "large")  # the scales a claim may be required to hold at (minidb.scale's presets)
+COLUMNS = ("claim", "published", "ours", "band", "holds", "reason")  # verdict()'s columns, in order
+
+
+@dataclass(frozen=True)
+class Band:
+    """A closed interval ``[lo, hi]`` of acceptable values; ``None`` leaves that side open."""
+
+    lo: float | None = None  # smallest value that holds, None for no lower bound
+    hi: float | None = None  # largest value that holds, None for no upper bound
+
+    def __post_init__(self) -> None:
+        if self.lo is None and self.hi is None:
+            raise ValueError("a band needs at least one bound")
+        if self.lo is not None and self.hi is not None and self.lo > self.hi:
+            raise ValueError(f"empty band: lo {self.lo} > hi {self.hi}")
+
+    def contains(self, value: float) -> bool:
+        """True when ``value`` is a number within the band (NaN never is)."""
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return False
+        return (self.lo is None or value >= self.lo) and (self.hi is None or value <= self.hi)
+
+    @property
+    def text(self) -> str:
+        """The band as a reader writes it: ``>= 2.5``, ``<= 0.15``, ``0.75 .. 1.25``."""
+        if self.hi is None:
+            return f">= {_fmt(self.lo)}"
+        if self.lo is None:
+            return f"<= {_fmt(self.hi)}"
+        return f"{_fmt(self.lo)} .. {_fmt(self.hi)}"
+
+
+def at_least(lo: float) -> Band:
+    """The band ``value >= lo``."""
+    return Band(lo=lo)
+
+
+def at_most(hi: float) -> Band:
+    """The band ``value <= hi``."""
+    return Band(hi=hi)
+
+
+def between(lo: float, hi: float) -> Band:
+    """The band ``lo <= value <= hi``."""
+    return Band(lo=lo, hi=hi)
+
+
+def within(target: float, fraction: float) -> Band:
+    """The band ``target x (1 +- fraction)``: ``within(1.0, 0.15)`` is "flat within 15%"."""
+    return Band(lo=target * (1 - fraction), hi=target * (1 + fraction))
+
+
+def equals(value: float) -> Band:
+    """The band holding exactly ``value`` (a count that must be zero, say)."""
+    return Band(lo=value, hi=value)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One row of a chapter's verdict table."""
+
+    claim: str  # what the finding says, in words that hold at any scale ("16 KiB pages write >= 2.5x ...")
+    published: float | str | None  # the seed's figure for the same quantity, None where the post gives none
+    ours: float  # the run's figure, computed by claims() from the results
+    band: Band  # where ours must fall for the claim to be reproduced
+    must_hold: tuple[str, ...] = SCALES  # scales at which the test suite asserts it
+    reason: str = ""  # why it may not hold (shown only where it does not)
+    holds: bool = field(init=False)  # ours is within band
+
+    def __post_init__(self) -> None:
+        unknown = set(self.must_hold) - set(SCALES)
+        if unknown:
+            raise ValueError(f"unknown scale(s) {sorted(unknown)} in must_hold: use {SCALES}")
+        object.__setattr__(self, "holds", self.band.contains(self.ours))
+
+    @classmethod
+    def check(cls, claim: str, *, published, ours: float, band: Band, must_hold=SCALES, reason: str = "") -> Claim:
+        """A claim whose ``holds`` is computed from ``ours`` and ``band`` (the only way to build one)."""
+        return cls(claim, published, float(ours), band, tuple(must_hold), reason)
+
+
+def verdict(claims: list[Claim]) -> pd.DataFrame:
+    """The verdict table a chapter shows: one row per claim, with ``COLUMNS``; ``reason`` is filled only for
+    claims that do not hold."""
+    rows = [{
+        "claim": c.claim,
+        "published": "" if c.published is None else (_fmt(c.published) if isinstance(c.published, (int, float))
+                                                     else c.published),
+        "ours": _fmt(c.ours),
+        "band": c.band.text,
+        "holds": c.holds,
+        "reason": "" if c.holds else c.reason,
+    } for c in claims]
+    return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def failing(claims: list[Claim], scale: str) -> list[Claim]:
+    """The claims that must hold at ``scale`` and do not (what a test asserts is empty)."""
+    return [c for c in claims if scale in c.must_hold and not c.holds]
+
+
+def _fmt(x: float) -> str:
+    """A figure as the book prints it: three significant digits, no exponent for everyday magnitudes."""
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, int) or (isinstance(x, float) and x.is_integer() and abs(x) < 1e15):
+        return f"{int(x):,}"
+    return f"{x:,.3g}" if abs(x) < 1000 else f"{x:,.0f}"
