@@ -9,7 +9,8 @@ from .errors import CorruptionError, DeviceCrashed, MiniDBError, ReadOnlyError
 from .kv import WriteBatch
 from .lsm import open_lsm
 from .storage import DeviceModel, DirDevice, IOCounts, IOStats, SimDevice
-from .table import Schema, Table
+from .schema import Schema
+from .table import Table
 
 __version__ = "0.1.0"
 

@@ -1,4 +1,8 @@
-"""The key-value interface both engines implement, and the write batch they share.
+"""The key-value interface both engines implement (the *engine contract*), and the write batch they share.
+
+This module is the one place the contract is written down; ``tests/kv/test_contract.py`` checks it against the
+B+tree, the LSM and the test double alike. Whatever sits above an engine (tables, transactions, workloads, the
+book) uses only what ``Engine`` declares here.
 
 An engine stores several *keyspaces*, one per index of a table (``"primary"``, ``"idx_price"``, ...). Keys and
 values are ``bytes``; keys sort as unsigned bytes (``memcmp`` order), which the table layer's key encoding makes
@@ -8,12 +12,35 @@ Writes are either single (``put``, ``delete``) or grouped in a ``WriteBatch`` ap
 after a crash either all of a batch's changes are there or none is. A write is *acknowledged* when the call
 returns; whether an acknowledged write survives a crash depends on the engine's sync policy, and every write that
 was synced survives.
+
+**Keyspaces** are created with ``create_keyspace(name, unique=...)`` (a put to a keyspace that does not exist
+creates it, unique); ``unique`` is the one keyspace option: ``False`` marks a non-unique secondary index, whose
+puts an engine may apply blind (the B+tree's change buffer; the LSM's puts are always blind). ``is_unique(name)``
+answers which it is.
+
+**Counters.** ``work()`` returns the cumulative counters of ``WORK``, under the same names in every engine, cheaply
+enough (no IO, no tree walk) to read around every step of a workload: the CPU model charges the work units
+(``minidb.sim.cpu``), the driver computes cache hit rates. ``stats()`` is everything else an engine counts, in its
+own words; IO itself is in ``device.stats``. ``last_write_memory()`` is the memory the last ``write`` held at its
+peak (the batch and any copy the engine made of it), which a transaction reports as its peak memory.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from typing import Iterator
+
+# The counters of Engine.work(), in every engine: name -> what is counted (the first six are minidb.sim.cpu units).
+WORK = {
+    "lz4_compress_bytes": "bytes compressed with LZ4 (uncompressed size)",
+    "lz4_decompress_bytes": "bytes decompressed from LZ4 (uncompressed size)",
+    "zstd_compress_bytes": "bytes compressed with ZSTD (uncompressed size)",
+    "zstd_decompress_bytes": "bytes decompressed from ZSTD (uncompressed size)",
+    "key_compares": "key comparisons in searches, inserts and merges",
+    "page_visits": "B+tree pages or LSM blocks looked up in the cache on the way to a key",
+    "cache_hits": "lookups the buffer pool or block cache answered",
+    "cache_misses": "lookups that had to read the device",
+}
 
 # Bytes a batch accounts per operation beyond its key and value: RocksDB's WriteBatch stores a type tag,
 # the column family id and two varint lengths per record (db/write_batch.cc), about 8 bytes.
@@ -121,5 +148,21 @@ class Engine(ABC):
         """Engine counters (cache hits, pages or blocks read, ...) as a dict; IO itself is in ``device.stats``."""
 
     @abstractmethod
+    def work(self) -> dict[str, int]:
+        """The cumulative counters of ``WORK``, every one of them, cheaply (no IO)."""
+
+    @abstractmethod
+    def last_write_memory(self) -> int:
+        """Bytes the last ``write`` held at its peak (0 before the first)."""
+
+    @abstractmethod
     def keyspaces(self) -> list[str]:
         """Names of the keyspaces that exist, sorted."""
+
+    @abstractmethod
+    def create_keyspace(self, name: str, *, unique: bool = True) -> None:
+        """Create keyspace ``name``; no-op if it exists with the same ``unique``, ValueError if with another."""
+
+    @abstractmethod
+    def is_unique(self, name: str) -> bool:
+        """The ``unique`` flag keyspace ``name`` was created with; ValueError naming the keyspaces if unknown."""

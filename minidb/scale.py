@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from . import data
+from . import data, engines
 
 SCALES = ("tiny", "small", "large")
 DEFAULT = "small"  # the book's scale
@@ -77,8 +77,7 @@ def engine_sizes(engine, db_bytes: float, reference: Reference, cache_bytes: int
     if db_bytes <= 0:
         raise ValueError(f"database size estimate must be > 0 bytes, got {db_bytes}")
     if cache_bytes is None:
-        kind = engine if engine in reference.cache_fraction else "btree"
-        cache_bytes = max(MIN_CACHE_BYTES, int(reference.cache_fraction[kind] * db_bytes))
+        cache_bytes = max(MIN_CACHE_BYTES, int(reference.cache_fraction[engines.sized_as(engine)] * db_bytes))
     elif not isinstance(cache_bytes, int) or isinstance(cache_bytes, bool) or cache_bytes < 0:
         raise ValueError(f"bad cache_bytes {cache_bytes!r}: must be an int >= 0")
     f = db_bytes / reference.db_bytes

@@ -20,144 +20,28 @@ leaf is not cached (InnoDB's change buffer postpones it), while an LSM just adds
 key and unique indexes need a read first (is the key taken?) on either engine. This difference is the insert
 benchmark's finding F1: LSM index maintenance is read-free, B+tree index maintenance is read-modify-write.
 
-``RowLayout`` is the mapping alone, with no engine (what a row costs in bytes of keys and values); ``Table`` adds
-the engine and the operations: insert, update, delete, point lookups by primary key and by secondary index, and
-range scans.
+The ``Schema`` (``minidb.schema``) says what a table holds; ``RowLayout`` is the mapping alone, with no engine
+(what a row costs in bytes of keys and values); ``Table`` adds the engine and the operations: insert, update,
+delete, point lookups by primary key and by secondary index, and range scans.
 
-**Transactions** (``Transaction``) collect changes in one ``minidb.kv.WriteBatch`` that a single ``engine.write``
-applies at commit, as MyRocks buffers a transaction's changes until commit. Reads inside a transaction see its own
-uncommitted changes (RocksDB's WriteBatchWithIndex does the same). A table operation given no transaction runs in a
-transaction of its own (autocommit).
+Table operations take a ``minidb.transaction.Transaction``, whose write batch one ``engine.write`` applies at
+commit; an operation given no transaction runs in a transaction of its own (autocommit).
 """
 
 from __future__ import annotations
 
-import keyword
-import re
-from collections import namedtuple
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from operator import itemgetter
 
 from .errors import CorruptionError
 from .keycodec import decode_key, encode_key, prefix_end
-from .kv import BatchTooLarge, Engine, WriteBatch
-from .rowcodec import COLUMN_TYPES, RowCodec
-
-_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
-PRIMARY = "primary"  # name of every table's primary index (reserved: no secondary index may take it)
-
+from .kv import Engine
+from .rowcodec import RowCodec
+from .schema import Column, Index, Schema
+from .transaction import CommitStats, Transaction
 
 class DuplicateKeyError(ValueError):
     """An insert or update would give two rows the same primary key or the same unique index values."""
-
-
-# -- schema -----------------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Column:
-    """One column of a table."""
-
-    name: str  # column name: a letter, then letters, digits or '_'
-    type: str  # one of rowcodec.COLUMN_TYPES: int, int32, float, str, bytes
-    nullable: bool = False  # whether the column may hold None (SQL NULL)
-
-
-@dataclass(frozen=True)
-class Index:
-    """A secondary index: the columns it orders rows by, and whether two rows may share its values."""
-
-    name: str  # index name, unique within its table
-    columns: tuple[str, ...]  # indexed columns, most significant first
-    unique: bool = False  # True: at most one row per combination of non-NULL values
-
-
-@dataclass(frozen=True)
-class Schema:
-    """A table's columns, primary key and secondary indexes.
-
-    Columns may be given as ``Column`` objects or ``(name, type)`` / ``(name, type, nullable)`` tuples, indexes as
-    ``Index`` objects or ``(name, columns)`` / ``(name, columns, unique)`` tuples. ``schema.Row`` is the named
-    tuple type of the table's rows.
-    """
-
-    name: str  # table name; its keyspaces are named "<name>.<index>"
-    columns: tuple[Column, ...]  # every column, in row order
-    primary_key: tuple[str, ...]  # columns of the primary key, most significant first
-    indexes: tuple[Index, ...] = ()  # secondary indexes
-
-    def __post_init__(self) -> None:
-        _check_name("table", self.name)
-        columns = tuple(c if isinstance(c, Column) else Column(*c) for c in self.columns)
-        indexes = tuple(i if isinstance(i, Index) else Index(i[0], tuple(i[1]), *i[2:]) for i in self.indexes)
-        pk = (self.primary_key,) if isinstance(self.primary_key, str) else tuple(self.primary_key)
-        object.__setattr__(self, "columns", columns)
-        object.__setattr__(self, "indexes", tuple(Index(i.name, tuple(i.columns), i.unique) for i in indexes))
-        object.__setattr__(self, "primary_key", pk)
-        where = f"table {self.name!r}"
-        if not columns:
-            raise ValueError(f"{where} has no columns")
-        names = [c.name for c in columns]
-        for c in columns:
-            _check_name(f"{where}: column", c.name)
-            if c.type not in COLUMN_TYPES:
-                raise ValueError(f"{where}: column {c.name!r} has unknown type {c.type!r}; "
-                                 f"known types: {', '.join(COLUMN_TYPES)}")
-        _check_distinct(f"{where}: column", names)
-        if not pk:
-            raise ValueError(f"{where} has no primary key")
-        _check_columns(f"{where}: primary key", pk, names)
-        for name in pk:
-            if columns[names.index(name)].nullable:
-                raise ValueError(f"{where}: primary key column {name!r} cannot be nullable")
-        _check_distinct(f"{where}: index", [i.name for i in self.indexes])
-        for i in self.indexes:
-            _check_name(f"{where}: index", i.name)
-            if i.name == PRIMARY:
-                raise ValueError(f"{where}: {PRIMARY!r} is the primary index's name; pick another index name")
-            if not i.columns:
-                raise ValueError(f"{where}: index {i.name!r} has no columns")
-            _check_columns(f"{where}: index {i.name!r}", i.columns, names)
-        object.__setattr__(self, "Row", namedtuple(f"{self.name}_row", names))
-
-    @property
-    def column_names(self) -> tuple[str, ...]:
-        """Column names in row order."""
-        return tuple(c.name for c in self.columns)
-
-    def index(self, name: str) -> Index:
-        """The secondary index called ``name``."""
-        for i in self.indexes:
-            if i.name == name:
-                return i
-        known = ", ".join(i.name for i in self.indexes) or "none"
-        raise ValueError(f"table {self.name!r} has no index {name!r}; its indexes: {known}")
-
-    def keyspace(self, index: str = PRIMARY) -> str:
-        """Name of the engine keyspace holding ``index`` (default: the primary index)."""
-        if index != PRIMARY:
-            self.index(index)
-        return f"{self.name}.{index}"
-
-
-def _check_name(what: str, name: str) -> None:
-    if not isinstance(name, str) or not _NAME.match(name) or keyword.iskeyword(name):
-        raise ValueError(f"bad {what} name {name!r}: use a letter, then letters, digits or '_' (no Python keyword)")
-
-
-def _check_distinct(what: str, names: list[str]) -> None:
-    seen = set()
-    for n in names:
-        if n in seen:
-            raise ValueError(f"{what} {n!r} appears twice")
-        seen.add(n)
-
-
-def _check_columns(what: str, cols: Iterable[str], names: list[str]) -> None:
-    cols = list(cols)
-    _check_distinct(f"{what} column", cols)
-    for c in cols:
-        if c not in names:
-            raise ValueError(f"{what} names unknown column {c!r}; columns: {', '.join(names)}")
 
 
 def _tuple_getter(positions: tuple[int, ...]):
@@ -168,143 +52,6 @@ def _tuple_getter(positions: tuple[int, ...]):
     if not positions:
         return lambda seq: ()
     return itemgetter(*positions)
-
-
-# -- transactions -----------------------------------------------------------------------------------------------------
-@dataclass
-class CommitStats:
-    """What transactions wrote to the engine, summed: the denominators of per-commit figures and write-amp."""
-
-    commits: int = 0  # engine.write calls (one per commit, more with commit-in-the-middle)
-    operations: int = 0  # puts and deletes written
-    logical_bytes: int = 0  # bytes of keys and values written: what the client asked the engine to store
-
-
-class Transaction:
-    """Changes to one engine, applied atomically by ``commit`` in one write batch; reads see its own changes.
-
-    ``limit`` caps the batch's memory (``minidb.kv.BatchTooLarge`` past it). With ``commit_in_the_middle`` a
-    change that would pass the limit first commits what the batch holds, as MyRocks's
-    ``rocksdb_commit_in_the_middle`` does for bulk loads: memory stays bounded, but the transaction is then no
-    longer atomic and a rollback only drops what came after the last intermediate commit.
-
-    Used as a context manager it commits when the block ends normally and rolls back when it raises.
-    """
-
-    def __init__(self, engine: Engine, *, limit: int | None = None, commit_in_the_middle: bool = False,
-                 stats: CommitStats | None = None) -> None:
-        if commit_in_the_middle and limit is None:
-            raise ValueError("commit_in_the_middle needs a batch memory limit: pass limit=BYTES")
-        self.engine = engine  # the engine the changes go to
-        self.batch = WriteBatch(limit)  # changes not yet written to the engine
-        self.commit_in_the_middle = commit_in_the_middle  # commit a full batch instead of raising BatchTooLarge
-        self.stats = stats if stats is not None else CommitStats()  # what this transaction wrote, summed
-        self.closed = False  # True after commit or rollback
-        self._overlay: dict[str, dict[bytes, bytes | None]] = {}  # keyspace -> key -> staged value (None: deleted)
-
-    # -- reads ------------------------------------------------------------------------------------------------------
-    def get(self, keyspace: str, key: bytes) -> bytes | None:
-        """The value of ``key`` as this transaction sees it: its own change if it made one, else the engine's."""
-        self._check_open("read")
-        staged = self._overlay.get(keyspace)
-        if staged is not None and key in staged:
-            return staged[key]
-        return self.engine.get(keyspace, key)
-
-    def scan(self, keyspace: str, lo: bytes | None = None, hi: bytes | None = None) -> Iterator[tuple[bytes, bytes]]:
-        """(key, value) pairs with ``lo <= key < hi`` in key order, as this transaction sees them."""
-        self._check_open("scan")
-        staged = self._overlay.get(keyspace)
-        base = self.engine.scan(keyspace, lo, hi)
-        if not staged:
-            return iter(base)
-        mine = sorted((k, v) for k, v in staged.items() if (lo is None or k >= lo) and (hi is None or k < hi))
-        return _merge(iter(base), mine)
-
-    # -- writes -----------------------------------------------------------------------------------------------------
-    def put(self, keyspace: str, key: bytes, value: bytes) -> None:
-        """Stage: set ``key`` to ``value`` in ``keyspace``."""
-        self._stage(keyspace, key, value)
-
-    def delete(self, keyspace: str, key: bytes) -> None:
-        """Stage: remove ``key`` from ``keyspace``."""
-        self._stage(keyspace, key, None)
-
-    def _stage(self, keyspace: str, key: bytes, value: bytes | None) -> None:
-        self._check_open("write")
-        try:
-            self._add(keyspace, key, value)
-        except BatchTooLarge:
-            if not self.commit_in_the_middle or not len(self.batch):
-                raise
-            self._write()
-            self._add(keyspace, key, value)  # still too large on an empty batch: raises for the caller
-        self._overlay.setdefault(keyspace, {})[key] = value
-
-    def _add(self, keyspace: str, key: bytes, value: bytes | None) -> None:
-        if value is None:
-            self.batch.delete(keyspace, key)
-        else:
-            self.batch.put(keyspace, key, value)
-
-    def _write(self) -> None:
-        """Apply the batch to the engine and start an empty one."""
-        if len(self.batch):
-            logical = self.batch.logical_bytes()
-            self.engine.write(self.batch)
-            self.stats.commits += 1
-            self.stats.operations += len(self.batch)
-            self.stats.logical_bytes += logical
-        self.batch = WriteBatch(self.batch.limit)
-        self._overlay.clear()
-
-    # -- ending -----------------------------------------------------------------------------------------------------
-    def commit(self) -> None:
-        """Apply every staged change atomically (one ``engine.write``) and end the transaction."""
-        self._check_open("commit")
-        self._write()
-        self.closed = True
-
-    def rollback(self) -> None:
-        """Drop every staged change and end the transaction."""
-        self._check_open("roll back")
-        self.batch.clear()
-        self._overlay.clear()
-        self.closed = True
-
-    def _check_open(self, what: str) -> None:
-        if self.closed:
-            raise ValueError(f"cannot {what}: the transaction has already committed or rolled back")
-
-    def __enter__(self) -> Transaction:
-        return self
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if self.closed:
-            return
-        if exc_type is None:
-            self.commit()
-        else:
-            self.rollback()
-
-
-def _merge(base: Iterator[tuple[bytes, bytes]], mine: list[tuple[bytes, bytes | None]]):
-    """Merge the engine's sorted pairs with a transaction's sorted staged changes (which win; None hides a key)."""
-    i, n = 0, len(mine)
-    for key, value in base:
-        while i < n and mine[i][0] < key:
-            if mine[i][1] is not None:
-                yield mine[i]
-            i += 1
-        if i < n and mine[i][0] == key:
-            if mine[i][1] is not None:
-                yield mine[i]
-            i += 1
-            continue
-        yield key, value
-    for k, v in mine[i:]:
-        if v is not None:
-            yield k, v
 
 
 # -- tables -----------------------------------------------------------------------------------------------------------
@@ -376,12 +123,8 @@ class RowLayout:
 
     def entries(self, row) -> list[tuple[str, bytes, bytes]]:
         """(keyspace, key, value) of every index entry ``row`` is stored as, the primary index's first."""
-        row = self._row(row)
-        pk = self._pk_of(row)
-        key = encode_key(pk)
-        self.counts.keys_encoded += 1
-        out = [(self.primary, key, self._codec.encode(self._rest_of(row)))]
-        self.counts.rows_encoded += 1
+        row, pk, key = self._keyed(row)
+        out = [(self.primary, key, self._value(row))]
         return out + [(plan.keyspace, ikey, ivalue) for plan, ikey, ivalue, _ in self._entries(row, pk, key)]
 
     def entry_bytes(self, row) -> int:
@@ -446,6 +189,20 @@ class RowLayout:
         self.counts.keys_decoded += 1
         return vals
 
+    def _keyed(self, row) -> tuple[tuple, tuple, bytes]:
+        """``row`` checked (``_row``), its primary key values and its encoded primary key."""
+        row = self._row(row)
+        pk = self._pk_of(row)
+        key = encode_key(pk)
+        self.counts.keys_encoded += 1
+        return row, pk, key
+
+    def _value(self, row: tuple) -> bytes:
+        """The primary index's value of checked ``row``: its non-key columns, encoded."""
+        value = self._codec.encode(self._rest_of(row))
+        self.counts.rows_encoded += 1
+        return value
+
     def _entries(self, row: tuple, pk: tuple, pk_key: bytes) -> list[tuple[_IndexPlan, bytes, bytes, bool]]:
         """(index, key, value, must_be_unique) of every secondary index entry of ``row``."""
         out = []
@@ -457,6 +214,7 @@ class RowLayout:
                 out.append((plan, encode_key(plan.key_columns(row)), pk_key if plan.unique else b"", False))
         self.counts.keys_encoded += len(out)
         return out
+
 
 class Table(RowLayout):
     """Rows of one ``Schema`` stored in an engine, one keyspace per index; see the module docstring.
@@ -476,15 +234,11 @@ class Table(RowLayout):
         self._create_keyspaces()
 
     def _create_keyspaces(self) -> None:
-        create = getattr(self.engine, "create_keyspace", None)
-        if create is None:
-            raise ValueError(f"{type(self.engine).__name__} cannot hold tables: it has no "
-                             f"create_keyspace(name, unique=...) method")
         existing = set(self.engine.keyspaces())
         wanted = [(self.primary, True)] + [(p.keyspace, p.unique) for p in self._plans.values()]
         for name, unique in wanted:
             if name not in existing:
-                create(name, unique=unique)
+                self.engine.create_keyspace(name, unique=unique)
 
     def __repr__(self) -> str:
         return f"<Table {self.schema.name!r} on {type(self.engine).__name__}>"
@@ -498,10 +252,7 @@ class Table(RowLayout):
         if txn is None:
             with self._autocommit() as own:
                 return self.insert(row, own)
-        row = self._row(row)
-        pk = self._pk_of(row)
-        key = encode_key(pk)
-        self.counts.keys_encoded += 1
+        row, pk, key = self._keyed(row)
         if self.unique_checks and txn.get(self.primary, key) is not None:
             raise DuplicateKeyError(f"table {self.schema.name!r}: primary key {pk!r} already exists")
         entries = self._entries(row, pk, key)
@@ -510,8 +261,7 @@ class Table(RowLayout):
                 if unique and txn.get(plan.keyspace, ikey) is not None:
                     raise DuplicateKeyError(f"table {self.schema.name!r}: unique index {plan.name!r} already "
                                             f"holds {plan.columns(row)!r}")
-        txn.put(self.primary, key, self._codec.encode(self._rest_of(row)))
-        self.counts.rows_encoded += 1
+        txn.put(self.primary, key, self._value(row))
         for plan, ikey, ivalue, _ in entries:
             txn.put(plan.keyspace, ikey, ivalue)
         self.counts.rows_inserted += 1
@@ -555,8 +305,7 @@ class Table(RowLayout):
             changed.append((plan.keyspace, okey, nkey, nvalue))
         if moved:
             txn.delete(self.primary, old_key)
-        txn.put(self.primary, new_key, self._codec.encode(self._rest_of(new)))
-        self.counts.rows_encoded += 1
+        txn.put(self.primary, new_key, self._value(new))
         for keyspace, okey, nkey, nvalue in changed:
             if okey != nkey:
                 txn.delete(keyspace, okey)

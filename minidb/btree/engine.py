@@ -30,8 +30,10 @@ Creating a keyspace is not part of a batch: a ``put`` to a new keyspace creates 
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from ..errors import CorruptionError, DeviceCrashed, MiniDBError
-from ..kv import Engine, WriteBatch, check_key
+from ..kv import BATCH_OP_OVERHEAD, Engine, WriteBatch, check_key
 from ..storage.device import Device
 from . import checkpoint as ckpt
 from . import doublewrite as dw
@@ -106,6 +108,7 @@ class BTreeEngine(Engine):
         self._mtr_buffer = Mtr()  # reused by every mini-transaction (its redo buffer stays allocated)
         self._mtr_seq = 0  # sequence number of the last mini-transaction
         self._closed = False  # close() was called
+        self._last_write_memory = 0  # bytes the last write held (its batch)
         self._dead: BaseException | None = None  # why the engine refuses work (a crash), or None
         self._base = device.stats.snapshot()  # IO before open, subtracted in stats()
         self._compares_base = 0  # key comparisons of the trees that a rollback's reopen replaced
@@ -302,6 +305,15 @@ class BTreeEngine(Engine):
             raise type(self._dead)(f"the B+tree engine stopped after {self._dead!r}: reopen the database with "
                                    f"open_btree(device) to recover it")
 
+    @contextmanager
+    def _failure_guard(self):
+        """Run the block; if anything in it fails, handle the failure (``_failed``) and re-raise it."""
+        try:
+            yield
+        except BaseException as exc:
+            self._failed(exc)
+            raise
+
     def _failed(self, exc: BaseException) -> None:
         """An operation failed: after a crash the engine is dead; after any other error, changes the open
         mini-transaction made are undone by recovering from the device (see the module docstring)."""
@@ -328,11 +340,13 @@ class BTreeEngine(Engine):
         check_key(key)
         if not isinstance(value, (bytes, bytearray)):
             raise ValueError(f"a value must be bytes, got {type(value).__name__}")
+        self._last_write_memory = len(key) + len(value) + BATCH_OP_OVERHEAD
         self._write_ops([(keyspace, bytes(key), bytes(value))])
 
     def delete(self, keyspace: str, key: bytes) -> None:
         """Remove ``key`` from ``keyspace``; removing an absent key is not an error."""
         check_key(key)
+        self._last_write_memory = len(key) + BATCH_OP_OVERHEAD
         self._write_ops([(keyspace, bytes(key), None)])
 
     def write(self, batch: WriteBatch) -> None:
@@ -341,6 +355,7 @@ class BTreeEngine(Engine):
         if not isinstance(batch, WriteBatch):
             raise ValueError(f"write() takes a WriteBatch, got {type(batch).__name__}")
         if batch.ops:
+            self._last_write_memory = batch.nbytes
             self._write_ops(batch.ops)
 
     def _write_ops(self, ops: list) -> None:
@@ -349,7 +364,7 @@ class BTreeEngine(Engine):
         for name in new:
             check_name(name)
         self._background()
-        try:
+        with self._failure_guard():
             if new:
                 self._begin_mtr()  # the new keyspaces: a system change of its own, made durable with the batch
                 for name in new:
@@ -378,9 +393,6 @@ class BTreeEngine(Engine):
                     self._commit_mtr(client=False, last=False)  # its pages may now leave the pool
                     self._begin_mtr(batch=True)
                 self._commit_mtr(client=True)
-        except BaseException as exc:
-            self._failed(exc)
-            raise
         self.counters["commits"] += 1
         if self.cleaner is not None:
             self.cleaner.commits += 1
@@ -400,13 +412,10 @@ class BTreeEngine(Engine):
             return
         self._background()
         self._begin_mtr()
-        try:
+        with self._failure_guard():
             self._create_tree(name, unique)
             self.pager.release()
             self._commit_mtr(client=True)
-        except BaseException as exc:
-            self._failed(exc)
-            raise
 
     def _create_tree(self, name: str, unique: bool) -> BTree:
         """A new empty tree and its catalog entry, in the open mini-transaction."""
@@ -458,30 +467,23 @@ class BTreeEngine(Engine):
 
     def _read(self, fn, *args):
         """Run a read that needs IO: leaves it reads may merge buffered changes, committed as a system group."""
-        try:
-            with self.device.stats.cause("foreground"):
-                result = fn(*args)
-                if self._mtr is not None:
-                    self._commit_mtr(client=False)
-        except BaseException as exc:
-            self._failed(exc)
-            raise
+        with self._failure_guard(), self.device.stats.cause("foreground"):
+            result = fn(*args)
+            if self._mtr is not None:
+                self._commit_mtr(client=False)
         self.pager.release()
         return result
 
     # -- background work -------------------------------------------------------------------------------------------
     def _background(self) -> None:
         """Before a client write: the page cleaner and a fuzzy checkpoint, if due."""
-        try:
+        with self._failure_guard():
             if self.cleaner is not None and self.cleaner.due():
                 with self.device.stats.cause("page-cleaner"):
                     self.cleaner.run(self.pool, self.pager, self._merge_leaf, self.change_buffer)
             if ckpt.due(self.redo):
                 with self.device.stats.cause("checkpoint"):
                     self._checkpoint(sharp=False)
-        except BaseException as exc:
-            self._failed(exc)
-            raise
 
     def _merge_leaf(self, page_no: int, tag: str) -> None:
         """Read a leaf with buffered changes (reading merges them) in its own mini-transaction."""
@@ -497,12 +499,8 @@ class BTreeEngine(Engine):
     def flush(self) -> None:
         """Write every dirty page and take a sharp checkpoint (nothing is left to recover)."""
         self._check_usable()
-        try:
-            with self.device.stats.cause("checkpoint"):
-                self._checkpoint(sharp=True)
-        except BaseException as exc:
-            self._failed(exc)
-            raise
+        with self._failure_guard(), self.device.stats.cause("checkpoint"):
+            self._checkpoint(sharp=True)
 
     def close(self) -> None:
         """Flush and release the engine; closing twice is harmless. A dead engine closes without writing."""
@@ -523,12 +521,12 @@ class BTreeEngine(Engine):
         """Names of the keyspaces, sorted."""
         return sorted(self.trees)
 
-    def keyspace_options(self, name: str) -> dict:
-        """The options a keyspace was created with: {"unique": bool}."""
+    def is_unique(self, name: str) -> bool:
+        """The ``unique`` flag keyspace ``name`` was created with (in the catalog); ValueError if unknown."""
         entry = self.catalog.entries.get(name)
         if entry is None:
             raise ValueError(f"no keyspace {name!r}; keyspaces: {', '.join(self.keyspaces()) or 'none'}")
-        return {"unique": entry.unique}
+        return entry.unique
 
     def _internal_trees(self) -> list[BTree]:
         return [self.tree_by_id[fsp.CATALOG_INDEX_ID], self.tree_by_id[fsp.CHANGE_BUFFER_INDEX_ID]]
@@ -562,6 +560,18 @@ class BTreeEngine(Engine):
     def key_compares(self) -> int:
         """Key comparisons the trees' searches made since open (CPU work, for ``minidb.sim.cpu``)."""
         return self._compares_base + sum(t.compares for t in self.tree_by_id.values())
+
+    def work(self) -> dict[str, int]:
+        """The counters of ``minidb.kv.WORK``: key comparisons, pages looked up in the buffer pool, its hits and
+        misses (reads); the B+tree compresses nothing."""
+        pool = self.pool.counters()
+        return {"lz4_compress_bytes": 0, "lz4_decompress_bytes": 0, "zstd_compress_bytes": 0,
+                "zstd_decompress_bytes": 0, "key_compares": self.key_compares(),
+                "page_visits": pool["read_requests"], "cache_hits": pool["hits"], "cache_misses": pool["reads"]}
+
+    def last_write_memory(self) -> int:
+        """Bytes the last write held: its batch (changes are made in the pool's pages, with no second copy)."""
+        return self._last_write_memory
 
     def stats(self, trees: bool = True) -> dict:
         """Engine counters; with ``trees``, also each keyspace's height, pages, records and leaf fill (a walk of

@@ -18,10 +18,9 @@ import math
 import sys
 from dataclasses import dataclass
 
-from .. import scale as scales
+from .. import engines, scale as scales
 from ..units import count_arg, size_arg
 
-ENGINE_CHOICES = ("lsm", "btree")
 DEVICE_CHOICES = ("nvme", "slow-ssd", "gp2", "io1")  # minidb.storage.models.PRESETS
 
 
@@ -71,7 +70,8 @@ WORKLOADS = {
 
 def add_engine_options(p: argparse.ArgumentParser) -> None:
     """The options that choose and size an engine, shared by ``run`` and ``stats``."""
-    p.add_argument("--engine", choices=ENGINE_CHOICES, default="lsm", help="the engine (default lsm)")
+    p.add_argument("--engine", choices=engines.NAMES, default=engines.DEFAULT,
+                   help=f"the engine (default {engines.DEFAULT})")
     p.add_argument("--cache", type=size_arg, metavar="SIZE",
                    help="buffer pool or block cache, e.g. 64MiB or 1GB (default: the scale's IO-bound cache)")
     p.add_argument("--seed", type=int, default=0, help="random seed; the same seed gives the same result (default 0)")

@@ -12,10 +12,10 @@ level, bytes read and written by compaction, write amplification); for the B+tre
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from pathlib import Path
 
+from .. import engines
 from ..units import count_arg, format_size
 from .run import add_engine_options, format_value, print_record
 
@@ -62,65 +62,35 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_record(report, as_json=True)
     else:
-        _print_text(title, report, engine_name=name)
+        _print_text(title, report)
     return 0
 
 
-def detect_engine(files: list[str]) -> str | None:
-    """Which engine wrote ``files`` (a device's listing): ``lsm``, ``btree``, or None for neither."""
-    from ..btree.tablespace import FILE as TABLESPACE
-    from ..lsm.version_set import CURRENT
-
-    if CURRENT in files:
-        return "lsm"
-    if TABLESPACE in files:
-        return "btree"
-    return None
-
-
 def _open_dir(args: argparse.Namespace):
-    """Open the database in ``args.dir`` with the engine its files belong to (``--engine`` must agree)."""
+    """Open the database in ``args.dir`` with the engine its files belong to."""
     from ..storage import DirDevice
-    from ..workloads.engines import ENGINES
 
     if not args.dir.is_dir():
         raise ValueError(f"--dir {args.dir}: no such directory")
     device = DirDevice(args.dir)
-    found = detect_engine(device.list())
+    found = engines.detect(device.list())
     if found is None:
         device.close()
         raise ValueError(f"--dir {args.dir}: no minidb database there (no LSM CURRENT file, no B+tree tablespace)")
-    module, function, _ = ENGINES[found]
-    options = {}
-    if args.cache is not None:
-        options["block_cache_bytes" if found == "lsm" else "buffer_pool_bytes"] = args.cache
-    return getattr(importlib.import_module(module), function)(device, **options), found, device
+    spec = engines.get(found)
+    return spec.open(device, **spec.cache_options(args.cache)), found, device
 
 
 def _load(args: argparse.Namespace):
     """Insert ``args.rows`` iibench rows into a fresh engine under simulated time; return it still open."""
     from .. import scale as scales
-    from ..table import RowLayout
-    from ..workloads import Driver
-    from ..workloads.insert_benchmark import RowGenerator, schema as iibench_schema
+    from ..workloads.insert_benchmark import RowGenerator, insert_rows, schema, sized_driver
 
     rows = scales.insert_benchmark("tiny").rows if args.rows is None else args.rows
     if rows < 1:
         raise ValueError(f"--rows must be at least 1, got {rows}")
-    schema = iibench_schema()
-    gen = RowGenerator(args.seed)
-    row_bytes = RowLayout(schema).entry_bytes(RowGenerator(args.seed).batch(1)[0])
-    size = scales.insert_benchmark(args.scale)
-    sizes = scales.engine_sizes(args.engine, rows * row_bytes, size.reference, args.cache)
-    drv = Driver(args.engine, sizes, seed=args.seed)
-    table = drv.table(schema)
-    done = 0
-    while done < rows:
-        batch = gen.batch(min(LOAD_ROWS_PER_COMMIT, rows - done))
-        with drv.transaction() as txn:
-            for row in batch:
-                table.insert(row, txn)
-        done += len(batch)
+    drv = sized_driver(args.engine, rows, args.cache, args.seed, scale=args.scale)
+    insert_rows(drv, drv.table(schema()), RowGenerator(args.seed), rows, LOAD_ROWS_PER_COMMIT)
     args.rows_loaded = rows
     return drv.engine, args.engine, drv.storage
 
@@ -130,27 +100,23 @@ def _report(engine, name: str, device, unit: str) -> dict:
     report = {"engine": name, "files": len(device.list()), "bytes": device.used, "stats": engine.stats()}
     io = device.stats.to_frame()
     report["io"] = io.groupby(["kind", "cause"], as_index=False).sum(numeric_only=True).to_dict("records")
-    if name == "lsm":
-        report["compaction_stats"] = {
-            cf: engine.compaction_stats(cf, unit=unit).to_dict("records") for cf in engine.column_families()}
-        report["compaction_stats_text"] = {
-            cf: engine.compaction_stats_text(cf, unit=unit) for cf in engine.column_families()}
+    report.update(engines.get(name).report(engine, unit))
     return report
 
 
-def _print_text(title: str, report: dict, *, engine_name: str) -> None:
+def _print_text(title: str, report: dict) -> None:
     """The report as a person reads it."""
     import pandas as pd
 
     print(f"** {title}: {report['files']} files, {format_size(report['bytes'])} **\n")
     stats = dict(report["stats"])
-    if engine_name == "btree":
-        trees = stats.pop("keyspaces")
+    trees = stats.pop("keyspaces", None)  # a B+tree's trees
+    if trees:
         rows = {ks: {k: v for k, v in t.items() if k in ("height", "leaf_pages", "internal_pages", "records",
                                                            "leaf_fill_mean")} for ks, t in trees.items()}
         print("Trees")
         print(pd.DataFrame.from_dict(rows, orient="index").to_string(float_format="{:.3f}".format), "\n")
-        stats.pop("io", None)  # the same IO is in the device table below
+    stats.pop("io", None)  # the same IO is in the device table below
     print("Counters")
     flat = _flatten(stats)
     width = max(map(len, flat), default=0)

@@ -25,14 +25,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .. import data
+from .. import data, engines
 from .. import scale as scales
 from ..table import RowLayout
 from ..workloads import insert_benchmark
 from ..workloads.insert_benchmark import INDEXES, RowGenerator, schema
 from .runner import sweep
 
-ENGINES = ("btree", "lsm")  # the two engines, B+tree first as in the book's charts
+ENGINES = engines.NAMES  # the two engines, B+tree first as in the book's charts
 CONFIGS = ("in-memory", "io-bound")  # the seed's two configurations
 SECONDARY_INDEXES = 3  # seed 000: "each table has 3 secondary indexes"
 DEVICE = "nvme"  # seed 000's first post: "fast NVMe flash"
@@ -42,8 +42,8 @@ IN_MEMORY_CACHE_FRACTION = float(
     data.load("insert_benchmark_caches").set_index("config").cache_gb["in-memory"]
     / (data.load("insert_benchmark_size").set_index("engine").size_gb["MyRocks"] * 500 / 2000)
 )
-# Sync policies of the seed's runs: "sync on commit was disabled for the database redo log & binlog".
-NO_SYNC_ON_COMMIT = {"btree": {"redo_sync": "none"}, "lsm": {"wal_sync": "none"}}
+# Sync policy of the seed's runs: "sync on commit was disabled for the database redo log & binlog".
+SYNC_PRESET = "no-sync"
 
 # The published rows this experiment stands for: seed 000's fast-SSD table ("IO metrics") for the two engines.
 PUBLISHED_ENGINES = {"InnoDB-5.7": "btree", "MyRocks": "lsm"}  # published name -> our engine
@@ -61,8 +61,7 @@ def estimated_db_bytes(rows: int) -> int:
 
 def cache_bytes(engine: str, config: str, rows: int) -> int:
     """The cache ``engine`` gets in ``config`` for a run of ``rows`` rows (see the module docstring)."""
-    if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r}: use one of {', '.join(ENGINES)}")
+    engines.get(engine)  # ValueError naming the engines if unknown
     if config == "in-memory":
         fraction = IN_MEMORY_CACHE_FRACTION
     elif config == "io-bound":
@@ -75,9 +74,8 @@ def cache_bytes(engine: str, config: str, rows: int) -> int:
 def run_point(engine: str, config: str, rows: int, seed: int = 0, change_buffer: bool = True) -> dict:
     """One insert benchmark run: the summary of ``rows`` rows on ``engine`` in ``config``, plus foreground page
     reads per insert of each index (``reads_per_op_<index>``, counted by IO tag; an LSM's stay untagged)."""
-    options = dict(NO_SYNC_ON_COMMIT[engine])
-    if engine == "btree":
-        options["change_buffer"] = change_buffer
+    spec = engines.get(engine)
+    options = {**spec.preset(SYNC_PRESET), **spec.supported(change_buffer=change_buffer)}
     result = insert_benchmark(engine, rows=rows, cache_bytes=cache_bytes(engine, config, rows), seed=seed,
                               device=DEVICE, secondary_indexes=SECONDARY_INDEXES, **options)
     s = result.summary
@@ -105,13 +103,14 @@ def run(scale: str | None = None, *, rows: int | None = None, seed: int = 0, cha
     points = []
     for engine in ENGINES:
         for config in CONFIGS:
-            for cb in (change_buffer if engine == "btree" else (True,)):
+            for cb in (change_buffer if engines.get(engine).supports("change_buffer") else (True,)):
                 points.append(dict(engine=engine, config=config, rows=rows, seed=seed, change_buffer=cb))
     frame = sweep(_point, points, name="f1-insert-benchmark", executor=executor, cache_dir=cache_dir,
                   progress=progress)
     frame = frame.drop(columns=["seed"])
     frame["change_buffer"] = frame.change_buffer.astype(object)
-    frame.loc[frame.engine == "lsm", "change_buffer"] = None  # an LSM has no change buffer
+    without = ~frame.engine.map(lambda e: engines.get(e).supports("change_buffer")).astype(bool)
+    frame.loc[without, "change_buffer"] = None  # an LSM has no change buffer
     return frame[[*COLUMNS, *[c for c in frame.columns if c not in COLUMNS]]]
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .. import data
+from .. import data, engines
 from .. import scale as scales
 from ..workloads import linkbench
 from ..workloads.linkbench import estimated_db_bytes
@@ -32,6 +32,7 @@ KIB = 1024
 PAGE_SIZES = (4 * KIB, 8 * KIB, 16 * KIB)  # innodb_page_size values of the seed's table
 LSM_BLOCK_SIZE = 16 * KIB  # seed 002's MyRocks row says "16kb"
 LSM_COMPRESSION = "zstd"  # the nearest of ours to the seed's zlib (see the module docstring)
+SYNC_PRESET = "sync-on-commit"  # InnoDB's and MyRocks's defaults: the log synced at every commit
 DEVICE = "nvme"  # the seed's server is not described beyond "fast SSD"; F1's device model
 
 # Configurations: (engine, page or block size, doublewrite); the LSM has no doublewrite buffer.
@@ -54,12 +55,9 @@ def run_point(engine: str, page_size: int, doublewrite: bool | None, nodes: int,
               seed: int = 0) -> dict:
     """One Linkbench-lite run: TPS and what limits it, KB and IO requests per transaction, and the KB written
     split by what was written."""
-    if engine == "btree":
-        options = dict(page_size=page_size, doublewrite=doublewrite, redo_sync="commit")
-    elif engine == "lsm":
-        options = dict(block_size=page_size, compression=LSM_COMPRESSION, wal_sync="write")
-    else:
-        raise ValueError(f"unknown engine {engine!r}: use btree or lsm")
+    spec = engines.get(engine)  # ValueError naming the engines if unknown
+    options = {spec.page_option: page_size, **spec.preset(SYNC_PRESET),
+               **spec.supported(doublewrite=doublewrite, compression=LSM_COMPRESSION)}
     result = linkbench(engine, nodes=nodes, requests=requests, cache_bytes=cache_bytes(nodes, seed), seed=seed,
                        device=DEVICE, **options)
     s, io = result.summary, result.io
@@ -95,7 +93,8 @@ def run(scale: str | None = None, *, nodes: int | None = None, requests: int | N
     frame = sweep(run_point, points, name="f2-write-efficiency", executor=executor, cache_dir=cache_dir,
                   progress=progress)
     frame["page_size_kb"] = frame.page_size // KIB
-    frame["doublewrite"] = frame.doublewrite.astype(object).where(frame.engine == "btree", None)
+    has_doublewrite = frame.engine.map(lambda e: engines.get(e).supports("doublewrite")).astype(bool)
+    frame["doublewrite"] = frame.doublewrite.astype(object).where(has_doublewrite, None)
     return frame[list(COLUMNS)]
 
 

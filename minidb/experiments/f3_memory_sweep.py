@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .. import data
+from .. import data, engines
 from .. import scale as scales
 from ..workloads import tpcc
 from ..workloads.tpcc import estimated_db_bytes
@@ -33,7 +33,7 @@ from .runner import sweep
 MEMORY_GB = (5, 10, 20, 40, 60, 80, 100)  # points of the seed's sweep (its table has 5, 10, 20, ..., 100)
 LSM_COMPRESSION = "lz4"  # seed 001: "LZ4 as the default compression on disk"
 DEVICE = "nvme"  # the model of chapters 3 and 4 (the seed's SATA SSD has no model of its own: module docstring)
-ENGINES = ("btree", "lsm")
+ENGINES = engines.NAMES
 PUBLISHED_ENGINES = {"InnoDB": "btree", "MyRocks": "lsm"}  # the seed's engine names -> ours
 
 COLUMNS = ("engine", "memory_gb", "tps", "tps_vs_largest", "bottleneck", "reads_per_txn", "rkb_per_txn",
@@ -51,9 +51,7 @@ def cache_bytes(memory_gb: float, warehouses: int, scale: str | None = None, see
 def run_point(engine: str, memory_gb: float, warehouses: int, transactions: int, scale: str, seed: int = 0) -> dict:
     """One TPC-C-lite run with the cache standing for ``memory_gb``: TPS, what limits it, and IO per transaction
     and per second."""
-    if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r}: use btree or lsm")
-    options = dict(compression=LSM_COMPRESSION) if engine == "lsm" else {}
+    options = engines.get(engine).supported(compression=LSM_COMPRESSION)  # ValueError if unknown
     result = tpcc(engine, warehouses=warehouses, transactions=transactions,
                   cache_bytes=cache_bytes(memory_gb, warehouses, scale, seed), seed=seed, device=DEVICE, scale=scale,
                   reference=scales.TPCC_MEMORY_SWEEP, **options)

@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .. import data
+from .. import data, engines
 from .. import scale as scales
 from ..storage.models import gp2, io1
 from ..workloads import tpcc
 from ..workloads.tpcc import estimated_db_bytes
 from .runner import sweep
 
-ENGINES = ("btree", "lsm")
+ENGINES = engines.NAMES
 PUBLISHED_ENGINES = {"InnoDB": "btree", "MyRocks": "lsm"}  # the seed's engine names -> ours
 INSTANCE = "c5.9xlarge"  # the post's server, a row of its cost table
 # The post's volumes: (volume type, IOPS); its gp2 volume is 3.4 TB, which AWS gives 10,000 IOPS.
@@ -69,10 +69,9 @@ def instance_usd_per_year() -> float:
 def run_point(engine: str, volume_type: str, iops: int, warehouses: int, transactions: int, scale: str,
               seed: int = 0) -> dict:
     """One TPC-C-lite run on one volume: TPS, what limits it, IO per transaction, MB/s, and the yearly cost."""
-    if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r}: use btree or lsm")
     model = volume(volume_type, iops)
-    options = dict(compression="lz4") if engine == "lsm" else {}  # seed 003: MyRocks with LZ4 on all levels
+    # seed 003: MyRocks with LZ4 on all levels; ValueError naming the engines if unknown
+    options = engines.get(engine).supported(compression="lz4")
     s = tpcc(engine, warehouses=warehouses, transactions=transactions,
              cache_bytes=cache_bytes(warehouses, scale, seed), seed=seed, device=model, scale=scale, **options).summary
     return {

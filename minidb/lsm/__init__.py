@@ -4,7 +4,7 @@ Open one with ``open_lsm(device, **options)``; it implements ``minidb.kv.Engine`
 from the bottom up:
 
 * formats: ``dbformat`` (internal keys), ``block_builder``/``block`` (blocks with restart points),
-  ``table_builder``/``table`` (SST files, FORMAT.md), ``format`` (handles, trailers, footer), ``bloom``/
+  ``table_builder``/``table_reader`` (SST files, FORMAT.md), ``format`` (handles, trailers, footer), ``bloom``/
   ``filter_policy`` (filters), ``compression``, ``log_format``/``log_writer``/``log_reader`` (the WAL and MANIFEST
   record framing), ``write_batch`` (WAL payloads), ``version_edit`` (MANIFEST records);
 * memory: ``memtable`` (sorted in-memory table), ``block_cache`` (LRU of blocks);
@@ -13,7 +13,7 @@ from the bottom up:
 * shape: ``version``, ``level_sizing``, ``compaction``, ``compaction_picker`` (leveled), ``universal_picker``,
   ``compaction_iter`` (the merge loop), ``jobs``, ``stalls``, ``background``;
 * reporting: ``compaction_stats`` (RocksDB's "Compaction Stats" table);
-* clients: ``engine`` (LSMEngine), ``transaction`` (memory accounting, commit in the middle).
+* clients: ``engine`` (LSMEngine); transactions are ``minidb.transaction``'s, the same for both engines.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from __future__ import annotations
 from .bloom import BloomFilterPolicy
 from .engine import LSMEngine
 from .options import CFOptions, DBOptions, parse_options
-from .transaction import Transaction
 
 
 def open_lsm(device, **options) -> LSMEngine:
@@ -33,4 +32,4 @@ def open_lsm(device, **options) -> LSMEngine:
     return LSMEngine(device, db, cfs)
 
 
-__all__ = ["BloomFilterPolicy", "CFOptions", "DBOptions", "LSMEngine", "Transaction", "open_lsm"]
+__all__ = ["BloomFilterPolicy", "CFOptions", "DBOptions", "LSMEngine", "open_lsm"]

@@ -72,6 +72,10 @@ class BlockCache:
     def __len__(self) -> int:
         return len(self._entries)
 
+    def hit_miss(self) -> tuple[int, int]:
+        """Lookups answered from the cache and lookups that missed, over every kind of block."""
+        return sum(self.hits.values()), sum(self.misses.values())
+
     def counters(self) -> dict:
         """Hits, misses and usage as a flat dict (the engine's stats() includes it)."""
         out = {"block_cache_capacity": self.capacity, "block_cache_usage": self.usage,

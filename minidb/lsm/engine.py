@@ -28,7 +28,7 @@ from .iterator import MergingIterator
 from .level_iter import LevelIter
 from .options import CFOptions, DBOptions
 from .recovery import RecoveryMixin
-from .table import TableReader
+from .table_reader import TableReader
 from .table_outputs import sst_name
 from .universal_picker import manual_universal
 from .version_edit import VersionEdit
@@ -68,7 +68,7 @@ class LSMEngine(RecoveryMixin, BackgroundMixin, Engine):
         self._manual = False  # a compact_range is running: no automatic compaction starts meanwhile
         self._file_refs: Counter = Counter()  # SST number -> scans reading it
         self._obsolete: set[int] = set()  # compacted SSTs to delete when their last scan ends
-        self.last_commit_memory = 0  # bytes held at the peak of the last commit: the batch plus its memtable copy
+        self._last_write_memory = 0  # bytes held at the peak of the last commit: the batch plus its memtable copy
         self.closed = False  # True after close()
         self._open()
         self._wal_numbers = [self.wal.number]  # WAL files on the device, oldest first
@@ -80,20 +80,27 @@ class LSMEngine(RecoveryMixin, BackgroundMixin, Engine):
         return sorted(self._ks_table)
 
     def create_keyspace(self, name: str, *, unique: bool = True) -> None:
-        """Create keyspace ``name`` in its column family (``keyspace_cf``); no-op if it exists.
+        """Create keyspace ``name`` in its column family (``keyspace_cf``); no-op if it exists with the same
+        ``unique``, ValueError if with another.
 
         ``unique`` is recorded for the table layer, which reads before writing a unique index entry; the engine
         itself treats every put as blind.
         """
         self._check_writable()
+        if not isinstance(unique, bool):
+            raise ValueError(f"bad unique {unique!r} for keyspace {name!r}: must be True or False")
         if name not in self._ks_table:
             self._new_keyspace(name, unique)
+        elif self.is_unique(name) != unique:
+            raise ValueError(f"keyspace {name!r} exists with unique={not unique}, cannot open it with "
+                             f"unique={unique}")
 
-    def is_unique(self, keyspace: str) -> bool:
-        """The ``unique`` flag ``keyspace`` was created with (recorded in the MANIFEST); ValueError if unknown."""
-        if keyspace not in self.vs.keyspaces:
-            raise ValueError(f"unknown keyspace {keyspace!r}; known: {self.keyspaces()}")
-        return self.vs.keyspaces[keyspace][2]
+    def is_unique(self, name: str) -> bool:
+        """The ``unique`` flag keyspace ``name`` was created with (recorded in the MANIFEST); ValueError if
+        unknown."""
+        if name not in self.vs.keyspaces:
+            raise ValueError(f"no keyspace {name!r}; keyspaces: {', '.join(self.keyspaces()) or 'none'}")
+        return self.vs.keyspaces[name][2]
 
     def _new_keyspace(self, name: str, unique: bool) -> None:
         if not isinstance(name, str) or not name:
@@ -158,9 +165,9 @@ class LSMEngine(RecoveryMixin, BackgroundMixin, Engine):
         _, deletes, key_bytes, value_bytes = apply_batch(payload, self._memtables)
         copied = sum(m.nbytes for m in self._memtables if m is not None) - before
         # Seed 000: a commit copies the batch into the memtable, so for a moment both are in memory.
-        self.last_commit_memory = batch.nbytes + copied
+        self._last_write_memory = batch.nbytes + copied
         c = self.counters
-        c["commit_peak_bytes"] = max(c["commit_peak_bytes"], self.last_commit_memory)
+        c["commit_peak_bytes"] = max(c["commit_peak_bytes"], self._last_write_memory)
         c["writes"] += 1
         c["deletes"] += deletes
         c["puts"] += len(batch.ops) - deletes
@@ -378,19 +385,18 @@ class LSMEngine(RecoveryMixin, BackgroundMixin, Engine):
                 reader.close()
             self._tables.clear()
 
-    def transaction(self, **kwargs):
-        """A Transaction on this engine (see transaction.py for ``max_bytes`` and ``commit_in_the_middle``)."""
-        from .transaction import Transaction
-
-        return Transaction(self, **kwargs)
-
     # -- statistics -------------------------------------------------------------------------------------------------
     def work(self) -> dict[str, int]:
-        """Cumulative CPU work counts by the units of ``minidb.sim.cpu`` (key_compares, page_visits, bytes through
-        each codec), for the simulator to charge; background jobs declare theirs to the clock as they start."""
+        """The counters of ``minidb.kv.WORK``: CPU work by the units of ``minidb.sim.cpu`` (background jobs
+        declare theirs to the clock as they start) and the block cache's hits and misses."""
         out = {unit: self.counters[unit] for unit in WORK_UNITS}
         out["key_compares"] += sum(cf.mem.compares + sum(s.mem.compares for s in cf.imm) for cf in self.cfs.values())
+        out["cache_hits"], out["cache_misses"] = self.cache.hit_miss()
         return out
+
+    def last_write_memory(self) -> int:
+        """Bytes the last commit held at its peak: the batch plus its copy in the memtable (seed 000)."""
+        return self._last_write_memory
 
     def column_families(self) -> list[str]:
         """Names of the column families, by id."""

@@ -13,7 +13,7 @@ Which parts are mechanism and which are model: IO counts are mechanism (what the
 (what that would take on the modelled hardware).
 """
 
-from .background import BackgroundQueue, Job
+from .background_queue import BackgroundQueue, Job
 from .bottleneck import Demand, Server, resource_times, throughput
 from .clock import Clock
 from .cpu import COSTS, CostModel, io_work

@@ -6,7 +6,7 @@ clock how long the job takes (``job_duration``), and makes the result visible on
 job's end. Meanwhile foreground work advances ``now``; when the engine must wait (a write stall), it calls
 ``wait_until`` and the waited time is recorded as a stall.
 
-``job_duration`` *submits* the job to the device's background queue (``minidb.sim.background``): jobs run one after
+``job_duration`` *submits* the job to the device's background queue (``minidb.sim.background_queue``): jobs run one after
 another on the modelled device, each with the share of the device the foreground leaves it, so a job queued behind
 others, or competing with a busy foreground, takes longer than its IO alone would. A job's CPU work (optional
 ``work`` counts, charged by the CPU cost model) bounds it too: a compaction cannot go faster than one core merges and
@@ -28,7 +28,7 @@ from collections.abc import Mapping
 
 from ..storage.iostats import IOCounts
 from ..storage.models import DeviceModel
-from .background import MIN_SHARE, BackgroundQueue
+from .background_queue import MIN_SHARE, BackgroundQueue
 from .cpu import CostModel, io_work
 
 

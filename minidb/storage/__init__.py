@@ -10,7 +10,7 @@ from .device import IO_POINTS, Device, File
 from .dirdevice import DirDevice
 from .iostats import CAUSES, FILE_KINDS, IOCounts, IOStats
 from .models import PRESETS, DeviceModel, custom, preset
-from .sim import SimDevice
+from .sim_device import SimDevice
 
 __all__ = [
     "CAUSES",

@@ -27,6 +27,9 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from .. import scale as scales
+from ..engines import engine_name, open_engine
+from ..schema import Schema
 from ..sim.bottleneck import Server
 from ..sim.clock import Clock
 from ..sim.cpu import CostModel
@@ -34,13 +37,12 @@ from ..sim.series import intervals
 from ..sim.simulator import FOREGROUND_CAUSES, Simulator, Step
 from ..storage.iostats import IOCounts, IOStats
 from ..storage.models import DeviceModel, preset
-from ..storage.sim import SimDevice
-from ..table import CommitStats, Schema, Table, Transaction
-from .engines import engine_counters, engine_name, open_engine
+from ..storage.sim_device import SimDevice
+from ..table import Table
+from ..transaction import CommitStats, Transaction
 
 TABLE_WORK = ("rows_encoded", "rows_decoded", "keys_encoded", "keys_decoded")  # table counters the CPU model charges
 
-CACHE = ("cache_hits", "cache_misses")  # engine counters of the buffer pool or block cache (engines.COUNTER_PATHS)
 
 
 @dataclass
@@ -94,6 +96,14 @@ class Driver:
         self.sim = Simulator(self.storage, self.clock, self.server, cost=self.cost, work=self._work)
         self._mark: dict | None = None  # counters at start_measuring()
 
+    @classmethod
+    def sized(cls, engine, db_bytes: float, reference: scales.Reference, cache_bytes: int | None = None,
+              **options) -> Driver:
+        """A driver whose engine is sized for a database of about ``db_bytes``: the cache from ``reference``'s
+        cache fraction unless ``cache_bytes`` is given, the LSM's sizes scaled (``minidb.scale.engine_sizes``);
+        ``options`` as ``Driver``'s."""
+        return cls(engine, scales.engine_sizes(engine, db_bytes, reference, cache_bytes), **options)
+
     def table(self, schema: Schema, **options) -> Table:
         """A table of ``schema`` on the run's engine, counted in the run's work and commits."""
         table = Table(self.engine, schema, commit_stats=self.commits, **options)
@@ -114,12 +124,18 @@ class Driver:
             self.sim.end(ops)
 
     def _work(self) -> Counter:
-        """Cumulative CPU work counts: the engine's (under the cost model's unit names) and the tables'."""
-        work = Counter(engine_counters(self.engine, self._engine_units))
+        """Cumulative CPU work counts: the engine's (``minidb.kv.WORK``, the cost model's units) and the tables'."""
+        counts = self.engine.work()
+        work = Counter({unit: counts[unit] for unit in self._engine_units if unit in counts})
         for table in self.tables:
             for unit in TABLE_WORK:
                 work[unit] += getattr(table.counts, unit)
         return work
+
+    def _cache(self) -> tuple[int, int]:
+        """The buffer pool's or block cache's cumulative (hits, misses)."""
+        counts = self.engine.work()
+        return counts["cache_hits"], counts["cache_misses"]
 
     def rows(self) -> int:
         """Rows in the run's tables now."""
@@ -128,7 +144,7 @@ class Driver:
     def start_measuring(self) -> None:
         """Begin the measured phase: what came before (the load) is left out of the result."""
         self._mark = {
-            "cache": engine_counters(self.engine, CACHE), "io": self.storage.stats.snapshot(),
+            "cache": self._cache(), "io": self.storage.stats.snapshot(),
             "time": self.clock.now, "logical": self.commits.logical_bytes, "steps": len(self.sim.steps),
             "stall_log": len(self.clock.stall_log), "stalled": self.clock.stalled, "stalls": self.clock.stalls,
         }
@@ -150,7 +166,7 @@ class Driver:
         seconds = self.clock.now - mark["time"]
         logical = self.commits.logical_bytes - mark["logical"]
         steps = self.sim.steps[mark["steps"]:]
-        cache = engine_counters(self.engine, CACHE)
+        cache = self._cache()
         summary = {
             "workload": workload,
             "engine": self.engine_name,
@@ -181,12 +197,9 @@ class Driver:
         return WorkloadResult(workload, summary, series, io, self.engine.stats(), dict(params or {}), steps)
 
 
-def _hit_rate(before: dict, after: dict) -> float:
-    """Hits / lookups between two readings of the cache counters (NaN if the engine reports none)."""
-    if len(before) < 2 or len(after) < 2:
-        return math.nan
-    hits = after["cache_hits"] - before["cache_hits"]
-    misses = after["cache_misses"] - before["cache_misses"]
+def _hit_rate(before: tuple[int, int], after: tuple[int, int]) -> float:
+    """Hits / lookups between two readings of the cache's (hits, misses) (NaN if there was no lookup)."""
+    hits, misses = after[0] - before[0], after[1] - before[1]
     return hits / (hits + misses) if hits + misses > 0 else math.nan
 
 

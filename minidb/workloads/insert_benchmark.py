@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..table import RowLayout, Schema
+from .. import scale as scales
+from ..schema import Schema
+from ..table import RowLayout
 from .distributions import BASE64, random_strings
 from .driver import Driver, WorkloadResult
 
@@ -95,31 +97,50 @@ def insert_benchmark(engine="lsm", rows: int | None = None, cache_bytes: int | N
                      queries_per_commit: int = 4, interval: float = 1.0, **engine_options) -> WorkloadResult:
     """Insert ``rows`` rows (default: the scale's) in PK order, ``rows_per_commit`` per transaction.
 
-    ``engine`` is ``"lsm"``, ``"btree"`` or an opener callable (see ``minidb.workloads.engines``);
+    ``engine`` is ``"lsm"``, ``"btree"`` or an opener callable (see ``minidb.engines``);
     ``cache_bytes`` defaults to the scale's IO-bound cache for that engine; ``device`` is the device model
     (preset name or ``DeviceModel``) that turns counted IO into time; ``storage`` the ``Device`` holding the bytes
     (default: a new ``SimDevice``). 16 clients on 48 cores are seed 000's server. ``ops`` in the summary are rows
     inserted; query-thread work is reported as ``queries`` and ``queries_per_sec``.
     """
-    from .. import scale as scales
-
-    size = scales.insert_benchmark(scale)
-    rows = size.rows if rows is None else int(rows)
+    rows = scales.insert_benchmark(scale).rows if rows is None else int(rows)
     if rows < 1 or rows_per_commit < 1:
         raise ValueError(f"the insert benchmark needs rows >= 1 and rows_per_commit >= 1, got {rows}, "
                          f"{rows_per_commit}")
     if query_threads < 0 or queries_per_commit < 0:
         raise ValueError(f"query_threads and queries_per_commit must be >= 0, got {query_threads}, "
                          f"{queries_per_commit}")
-    table_schema = schema(secondary_indexes)
-    row_bytes = RowLayout(table_schema).entry_bytes(RowGenerator(seed).batch(1)[0])
-    sizes = scales.engine_sizes(engine, rows * row_bytes, size.reference, cache_bytes)
-    drv = Driver(engine, sizes, seed=seed, device=device, storage=storage, clients=clients + query_threads,
-                 cores=cores, interval=interval, engine_options=engine_options)
-    table = drv.table(table_schema)
-    gen = RowGenerator(seed)
+    drv = sized_driver(engine, rows, cache_bytes, seed, scale=scale, secondary_indexes=secondary_indexes,
+                       device=device, storage=storage, clients=clients + query_threads, cores=cores,
+                       interval=interval, engine_options=engine_options)
+    table = drv.table(schema(secondary_indexes))
     queries = _Queries(table, np.random.default_rng([seed, 1]), secondary_indexes)
+
+    def query(done: int) -> None:
+        for _ in range(query_threads * queries_per_commit):
+            queries.run_one(done)
+
     drv.start_measuring()
+    insert_rows(drv, table, RowGenerator(seed), rows, rows_per_commit, between=query)
+    return drv.result(
+        "insert_benchmark", ops=rows,
+        params=dict(rows=rows, secondary_indexes=secondary_indexes, rows_per_commit=rows_per_commit,
+                    query_threads=query_threads, queries_per_commit=queries_per_commit),
+        rates={"queries": queries.done},
+    )
+
+
+def sized_driver(engine, rows: int, cache_bytes: int | None = None, seed: int = 0, *, scale: str | None = None,
+                 secondary_indexes: int = 3, **options) -> Driver:
+    """A ``Driver`` whose engine is sized for ``rows`` rows of the benchmark's table (``options`` as Driver's)."""
+    row_bytes = RowLayout(schema(secondary_indexes)).entry_bytes(RowGenerator(seed).batch(1)[0])
+    return Driver.sized(engine, rows * row_bytes, scales.insert_benchmark(scale).reference, cache_bytes, seed=seed,
+                        **options)
+
+
+def insert_rows(drv: Driver, table, gen: RowGenerator, rows: int, rows_per_commit: int, between=None) -> None:
+    """Insert ``rows`` rows of ``gen`` into ``table``, ``rows_per_commit`` per transaction, each commit one step
+    of ``drv``; ``between(done)`` runs after each commit, in its step (the query threads' share)."""
     done = 0
     while done < rows:
         batch = gen.batch(min(rows_per_commit, rows - done))
@@ -128,14 +149,8 @@ def insert_benchmark(engine="lsm", rows: int | None = None, cache_bytes: int | N
                 for row in batch:
                     table.insert(row, txn)
             done += len(batch)
-            for _ in range(query_threads * queries_per_commit):
-                queries.run_one(done)
-    return drv.result(
-        "insert_benchmark", ops=rows,
-        params=dict(rows=rows, secondary_indexes=secondary_indexes, rows_per_commit=rows_per_commit,
-                    query_threads=query_threads, queries_per_commit=queries_per_commit),
-        rates={"queries": queries.done},
-    )
+            if between is not None:
+                between(done)
 
 
 class _Queries:

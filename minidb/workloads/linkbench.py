@@ -26,7 +26,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import scale as scales
-from ..table import RowLayout, Schema
+from ..schema import Schema
+from ..table import RowLayout
 from .distributions import LETTERS, Zipf, geometric_mean_lengths, scramble
 from .driver import Driver, WorkloadResult
 
@@ -94,9 +95,8 @@ def linkbench(engine="lsm", nodes: int | None = None, requests: int | None = Non
         raise ValueError(f"linkbench needs nodes >= 2 and requests >= 1, got {nodes}, {requests}")
     rng = np.random.default_rng(seed)
     graph = _Graph(nodes, rng)
-    sizes = scales.engine_sizes(engine, graph.estimated_bytes(), size.reference, cache_bytes)
-    drv = Driver(engine, sizes, seed=seed, device=device, storage=storage, clients=clients, cores=cores,
-                 interval=interval, engine_options=engine_options)
+    drv = Driver.sized(engine, graph.estimated_bytes(), size.reference, cache_bytes, seed=seed, device=device,
+                       storage=storage, clients=clients, cores=cores, interval=interval, engine_options=engine_options)
     t = {"nodes": drv.table(NODES), "links": drv.table(LINKS), "counts": drv.table(COUNTS)}
     graph.load(drv, t)
     ops = list(OPERATIONS)

@@ -28,7 +28,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import scale as scales
-from ..table import RowLayout, Schema
+from ..schema import Schema
+from ..table import RowLayout
 from .distributions import IntStream, sysbench_pattern
 from .driver import Driver, WorkloadResult
 
@@ -65,9 +66,8 @@ def sysbench(engine="lsm", table_size: int | None = None, transactions: int | No
     rng = np.random.default_rng(seed)
     sample = (1, 1, sysbench_pattern(rng, 1, 10)[0], sysbench_pattern(rng, 1, 5)[0])
     db_bytes = tables * table_size * RowLayout(schema(1)).entry_bytes(sample)
-    sizes = scales.engine_sizes(engine, db_bytes, size.reference, cache_bytes)
-    drv = Driver(engine, sizes, seed=seed, device=device, storage=storage, clients=clients, cores=cores,
-                 interval=interval, engine_options=engine_options)
+    drv = Driver.sized(engine, db_bytes, size.reference, cache_bytes, seed=seed, device=device, storage=storage,
+                       clients=clients, cores=cores, interval=interval, engine_options=engine_options)
     sb = [drv.table(schema(i + 1)) for i in range(tables)]
     for table in sb:
         _load(drv, table, table_size, rng)

@@ -29,7 +29,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import scale as scales
-from ..table import RowLayout, Schema
+from ..schema import Schema
+from ..table import RowLayout
 from .distributions import LETTERS, nurand, random_strings
 from .driver import Driver, WorkloadResult
 
@@ -130,9 +131,8 @@ def tpcc(engine="lsm", warehouses: int | None = None, transactions: int | None =
         raise ValueError(f"tpcc needs transactions >= 1, got {transactions}")
     rng = np.random.default_rng(seed)
     pop = Population(warehouses, size.items, size.customers_per_district, rng)
-    sizes = scales.engine_sizes(engine, _db_bytes(pop), reference or size.reference, cache_bytes)
-    drv = Driver(engine, sizes, seed=seed, device=device, storage=storage, clients=clients, cores=cores,
-                 interval=interval, engine_options=engine_options)
+    drv = Driver.sized(engine, _db_bytes(pop), reference or size.reference, cache_bytes, seed=seed, device=device,
+                       storage=storage, clients=clients, cores=cores, interval=interval, engine_options=engine_options)
     tables = {name: drv.table(s) for name, s in SCHEMAS.items()}
     _Loader(drv, tables, pop, rng).load()
     txns = _Transactions(drv, tables, pop, rng)

@@ -92,10 +92,10 @@ def test_batches_are_atomic_ordered_and_create_keyspaces():
     engine.write(batch)
     assert engine.keyspaces() == ["a", "b"]
     assert engine.get("a", b"k") == b"2" and engine.get("b", b"x") == b"y"
-    assert engine.keyspace_options("a") == {"unique": True}
+    assert engine.is_unique("a")
     engine.write(WriteBatch())  # an empty batch is fine
     with pytest.raises(ValueError, match="no keyspace 'zz'; keyspaces: a, b"):
-        engine.keyspace_options("zz")
+        engine.is_unique("zz")
 
 
 def test_reads_of_missing_keyspaces_and_scan_bounds():

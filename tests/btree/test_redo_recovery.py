@@ -56,7 +56,7 @@ def test_clean_close_needs_no_recovery_and_keeps_keyspaces_and_options():
     engine, _ = small_engine(device)
     assert engine.recovery["groups"] == 0
     assert engine.keyspaces() == ["sec", "t"]
-    assert engine.keyspace_options("sec") == {"unique": False} and engine.keyspace_options("t") == {"unique": True}
+    assert not engine.is_unique("sec") and engine.is_unique("t")
     assert engine.get("t", b"k") == b"v"
     with pytest.raises(ValueError, match="keyspace 'sec' exists with unique=False"):
         engine.create_keyspace("sec")

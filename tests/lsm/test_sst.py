@@ -9,7 +9,7 @@ from minidb.lsm.block_cache import BlockCache
 from minidb.lsm.bloom import BloomFilterPolicy
 from minidb.lsm.dbformat import pack_internal_key, parse_internal_key, seek_key
 from minidb.lsm.format import FOOTER_SIZE
-from minidb.lsm.table import TableReader
+from minidb.lsm.table_reader import TableReader
 from minidb.lsm.table_builder import TableBuilder
 from minidb.storage import SimDevice
 

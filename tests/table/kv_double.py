@@ -24,7 +24,7 @@ from collections import Counter
 
 from sortedcontainers import SortedDict
 
-from minidb.kv import Engine, WriteBatch, check_key
+from minidb.kv import WORK, Engine, WriteBatch, check_key
 
 BLOCK = 4096
 
@@ -44,7 +44,8 @@ class DictEngine(Engine):
         self.recent: set[tuple[str, bytes]] = set()  # keys written since the last flush (the "cached" ones)
         self.flush_end = 0.0  # simulated time the running flush ends
         self.flushes = 0  # flushes done
-        self.counters = Counter(cache_hits=0, cache_misses=0, key_compares=0)  # reported by stats()
+        self.counters = Counter({name: 0 for name in WORK})  # reported by work() and stats()
+        self.last_batch_bytes = 0  # nbytes of the last batch written
         self.closed = False
         self._log = device.open("double.log", kind="wal", create=True) if device is not None else None
         self._snapshot_size = 0  # bytes of the latest snapshot file
@@ -56,13 +57,16 @@ class DictEngine(Engine):
         self.unique[name] = unique
         self.data.setdefault(name, SortedDict())
 
+    def is_unique(self, name: str) -> bool:
+        if name not in self.unique:
+            raise ValueError(f"no keyspace {name!r}; keyspaces: {', '.join(self.keyspaces()) or 'none'}")
+        return self.unique[name]
+
     def keyspaces(self) -> list[str]:
         return sorted(self.data)
 
     def _space(self, keyspace: str) -> SortedDict:
-        if keyspace not in self.data:
-            raise ValueError(f"no keyspace {keyspace!r}")
-        return self.data[keyspace]
+        return self.data.get(keyspace, SortedDict())
 
     # -- the Engine interface -----------------------------------------------------------------------------------------
     def get(self, keyspace: str, key: bytes) -> bytes | None:
@@ -90,8 +94,10 @@ class DictEngine(Engine):
         if self.closed:
             raise ValueError("the engine is closed")
         for keyspace, _, _ in batch.ops:
-            self._space(keyspace)
+            if keyspace not in self.data:
+                self.create_keyspace(keyspace)
         self.writes += 1
+        self.last_batch_bytes = batch.nbytes
         for keyspace, key, value in batch.ops:
             space = self.data[keyspace]
             self.calls["put" if value is not None else "delete", keyspace] += 1
@@ -133,6 +139,12 @@ class DictEngine(Engine):
 
     def stats(self) -> dict:
         return {"flushes": self.flushes, "writes": self.writes, **self.counters}
+
+    def work(self) -> dict[str, int]:
+        return dict(self.counters)
+
+    def last_write_memory(self) -> int:
+        return self.last_batch_bytes
 
 
 def open_dict_engine(device, *, cache_bytes: int, clock=None, **options) -> DictEngine:

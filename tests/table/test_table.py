@@ -9,7 +9,9 @@ from table.kv_double import DictEngine
 from minidb.errors import CorruptionError
 from minidb.keycodec import decode_key, encode_key
 from minidb.kv import BatchTooLarge
-from minidb.table import Column, DuplicateKeyError, Index, Schema, Table, Transaction
+from minidb.schema import Column, Index, Schema
+from minidb.table import DuplicateKeyError, Table
+from minidb.transaction import Transaction
 
 SALES = Schema(
     "sales",
@@ -211,17 +213,15 @@ def test_context_manager_rolls_back_on_error():
 def test_batch_limit_and_commit_in_the_middle():
     engine, t = make()
     with pytest.raises(BatchTooLarge):
-        with Transaction(engine, limit=400) as txn:
+        with Transaction(engine, max_bytes=400) as txn:
             for i in range(20):
                 t.insert(row(i), txn)
     assert engine.writes == 0
-    with Transaction(engine, limit=400, commit_in_the_middle=True) as txn:
+    with Transaction(engine, max_bytes=400, commit_in_the_middle=10**6) as txn:
         for i in range(20):
             t.insert(row(i), txn)
     assert engine.writes > 1 and txn.stats.commits == engine.writes
     assert len(list(t.scan())) == 20
-    with pytest.raises(ValueError, match="needs a batch memory limit"):
-        Transaction(engine, commit_in_the_middle=True)
 
 
 def test_commit_stats_count_logical_bytes():

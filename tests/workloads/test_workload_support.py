@@ -1,5 +1,6 @@
 """The engine factory, the scales, the random distributions and the driver's device models and results."""
 
+import dataclasses
 import math
 import sys
 import types
@@ -12,7 +13,8 @@ from minidb.storage import SimDevice, preset
 from minidb.workloads import Driver
 from minidb.workloads.distributions import IntStream, Zipf, nurand, random_strings, scramble, sysbench_pattern
 from minidb.workloads.driver import device_model
-from minidb.workloads.engines import ENGINES, open_engine
+from minidb import engines
+from minidb.engines import REGISTRY, open_engine
 
 
 # -- the engine factory -----------------------------------------------------------------------------------------------
@@ -33,14 +35,15 @@ def test_named_engines_map_the_scale_sizes_to_their_options(monkeypatch):
     module = types.ModuleType("fake_engine_module")
     module.open_fake = fake_open
     monkeypatch.setitem(sys.modules, "fake_engine_module", module)
-    monkeypatch.setitem(ENGINES, "fake", ("fake_engine_module", "open_fake", ENGINES["lsm"][2]))
+    fake = dataclasses.replace(REGISTRY["lsm"], name="fake", module="fake_engine_module", function="open_fake")
+    monkeypatch.setitem(REGISTRY, "fake", fake)
     sizes = scale.engine_sizes("lsm", 1e9, scale.INSERT_BENCHMARK)
     assert open_engine("fake", SimDevice(), sizes, clock="c", memtable_bytes=1) == "engine"
     assert calls[0]["block_cache_bytes"] == sizes.cache_bytes
     assert calls[0]["memtable_bytes"] == 1  # the caller's option wins over the scale's
     assert calls[0]["clock"] == "c" and calls[0]["max_bytes_for_level_base"] == sizes.level_base_bytes
     assert calls[0]["target_file_size_base"] == sizes.target_file_bytes and calls[0]["block_size"] == 16384
-    btree = ENGINES["btree"][2](sizes)
+    btree = REGISTRY["btree"].size_options(sizes)
     assert btree == {"buffer_pool_bytes": sizes.cache_bytes, "page_size": 16384}
 
 
@@ -48,9 +51,30 @@ def test_unknown_or_missing_engines_are_clear_errors(monkeypatch):
     sizes = scale.engine_sizes("lsm", 1e6, scale.INSERT_BENCHMARK)
     with pytest.raises(ValueError, match="unknown engine 'rocks'"):
         open_engine("rocks", SimDevice(), sizes, clock=None)
-    monkeypatch.setitem(ENGINES, "ghost", ("minidb.no_such_module", "open_ghost", lambda s: {}))
+    with pytest.raises(ValueError, match="unknown engine 'rocks': use one of btree, lsm"):
+        engines.get("rocks")
+    ghost = dataclasses.replace(REGISTRY["lsm"], name="ghost", module="minidb.no_such_module", function="open_ghost")
+    monkeypatch.setitem(REGISTRY, "ghost", ghost)
     with pytest.raises(ValueError, match="engine 'ghost' is not available"):
         open_engine("ghost", SimDevice(), sizes, clock=None)
+
+
+def test_the_registry_knows_each_engines_files_presets_and_features():
+    from minidb.btree.tablespace import FILE
+    from minidb.lsm.version_set import CURRENT
+
+    assert engines.detect(["LOG", CURRENT, "000004.sst"]) == "lsm"
+    assert engines.detect([FILE, "ib_logfile0"]) == "btree"
+    assert engines.detect(["notes.txt"]) is None
+    assert engines.get("btree").preset("no-sync") == {"redo_sync": "none"}
+    assert engines.get("lsm").preset("sync-on-commit") == {"wal_sync": "write"}
+    with pytest.raises(ValueError, match="no preset 'fast'; presets: no-sync, sync-on-commit"):
+        engines.get("lsm").preset("fast")
+    assert engines.get("btree").supported(doublewrite=False, compression="lz4") == {"doublewrite": False}
+    assert engines.get("lsm").supported(doublewrite=False, compression="lz4") == {"compression": "lz4"}
+    assert engines.get("lsm").cache_options(None) == {}
+    assert engines.get("btree").cache_options(1 << 20) == {"buffer_pool_bytes": 1 << 20}
+    assert engines.sized_as("lsm") == "lsm" and engines.sized_as(print) == engines.SIZED_AS
 
 
 # -- scales -----------------------------------------------------------------------------------------------------------
@@ -175,33 +199,3 @@ def test_result_needs_a_measured_phase(dict_opener):
     result = drv.result("x", ops=1)
     assert result.summary["seconds"] == 0 and math.isinf(result.summary["ops_per_sec"])
     assert math.isnan(result.summary["write_amp"])  # nothing was written
-
-
-def test_engine_counters_find_each_engines_names_cheaply():
-    from minidb.workloads.engines import engine_counters
-
-    class BTreeLike:
-        def stats(self, trees=True):
-            assert not trees, "a per-step reading must not walk the trees"
-            return {"buffer_pool": {"hits": 9, "reads": 1, "read_requests": 10}, "key_compares": 5}
-
-    class LSMLike:
-        def stats(self):
-            return {"block_cache_hits": 3, "block_cache_misses": 4, "blocks_accessed": 7, "flag": True}
-
-    class WithWork(LSMLike):
-        def work(self):
-            return {"page_visits": 1, "key_compares": 2}
-
-        def stats(self):
-            self.stats_calls = getattr(self, "stats_calls", 0) + 1
-            return super().stats()
-
-    names = ("cache_hits", "cache_misses", "page_visits", "key_compares", "flag")
-    assert engine_counters(BTreeLike(), names) == {"cache_hits": 9, "cache_misses": 1, "page_visits": 10,
-                                                    "key_compares": 5}
-    assert engine_counters(LSMLike(), names) == {"cache_hits": 3, "cache_misses": 4, "page_visits": 7}
-    both = WithWork()
-    assert engine_counters(both, names) == {"page_visits": 1, "key_compares": 2, "cache_hits": 3, "cache_misses": 4}
-    assert engine_counters(both, ("page_visits", "key_compares")) == {"page_visits": 1, "key_compares": 2}
-    assert both.stats_calls == 1  # work() had everything the second time: stats() was not called

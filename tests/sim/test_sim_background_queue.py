@@ -2,7 +2,7 @@
 
 import pytest
 
-from minidb.sim.background import BackgroundQueue
+from minidb.sim.background_queue import BackgroundQueue
 
 
 def test_jobs_queue_one_after_another():

@@ -1,0 +1,157 @@
+"""The engine registry: everything that depends on an engine's *name* (``"btree"``, ``"lsm"``) lives here.
+
+A workload, a command or an experiment names an engine; this module turns the name into what it needs:
+
+* **opener**: the function that opens the engine on a device (imported only when asked for, so a runner works with
+  whichever engines are installed): ``spec.open(device, **options)``;
+* **sizes**: how the scale's ``EngineSizes`` become the opener's keyword arguments (``spec.size_options``), and
+  which of them sets the cache (``spec.cache_option``: the buffer pool or the block cache);
+* **files**: how to recognise a database the engine wrote from a device's file listing (``spec.recognises``);
+* **presets**: named groups of options that mean the same thing on both engines (``spec.preset("no-sync")``),
+  and the engine's optional features (``spec.supports("change_buffer")``);
+* **report**: the sections ``minidb stats`` adds for the engine (the LSM's compaction stats tables);
+* **choices**: ``NAMES`` for the command line and the experiments, ``DEFAULT`` for the CLI.
+
+``open_engine`` also accepts an opener callable ``opener(device, *, cache_bytes, clock, **options) -> Engine``:
+anything that implements ``minidb.kv.Engine`` (a student's engine, or a test double). Such an engine is sized as
+``SIZED_AS`` is. Adding an engine means adding an ``EngineSpec`` to ``REGISTRY``, and nothing else.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from typing import TYPE_CHECKING
+
+from .kv import Engine
+
+if TYPE_CHECKING:
+    from .scale import EngineSizes
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """One engine as the registry knows it; see the module docstring."""
+
+    name: str  # the name workloads, commands and results use
+    title: str  # what it stands for, for help texts
+    module: str  # the module holding its opener
+    function: str  # the opener's name in that module: opener(device, **options) -> Engine
+    cache_option: str  # the opener's keyword for the cache size
+    page_option: str  # the opener's keyword for the page (B+tree) or block (LSM) size
+    size_options: Callable[[EngineSizes], dict]  # the scale's sizes as the opener's keyword arguments
+    marker_files: tuple[str, ...]  # a device holding one of these files holds this engine's database
+    presets: dict[str, dict] = field(default_factory=dict)  # preset name -> options
+    features: frozenset[str] = frozenset()  # optional features, named by the option that turns them on or off
+    report: Callable[[Engine, str], dict] = lambda engine, unit: {}  # `minidb stats`'s engine-specific sections
+
+    def opener(self) -> Callable[..., Engine]:
+        """The opener function; ValueError if its module cannot be loaded."""
+        try:
+            return getattr(importlib.import_module(self.module), self.function)
+        except (ImportError, AttributeError) as exc:
+            raise ValueError(f"engine {self.name!r} is not available: {self.module}.{self.function} cannot be "
+                             f"loaded ({exc})") from exc
+
+    def open(self, device, **options) -> Engine:
+        """Open the engine on ``device`` with ``options`` (the opener's keywords)."""
+        return self.opener()(device, **options)
+
+    def cache_options(self, cache_bytes: int | None) -> dict:
+        """``{cache_option: cache_bytes}``, or nothing for None (the engine's default cache)."""
+        return {} if cache_bytes is None else {self.cache_option: cache_bytes}
+
+    def recognises(self, files) -> bool:
+        """Whether ``files`` (a device's listing) hold a database of this engine."""
+        return any(f in files for f in self.marker_files)
+
+    def preset(self, name: str) -> dict:
+        """The options of preset ``name`` (a new dict); ValueError naming the presets if unknown."""
+        if name not in self.presets:
+            raise ValueError(f"engine {self.name!r} has no preset {name!r}; presets: {', '.join(self.presets)}")
+        return dict(self.presets[name])
+
+    def supports(self, feature: str) -> bool:
+        """Whether the engine has the optional feature (option) ``feature``."""
+        return feature in self.features
+
+    def supported(self, **options) -> dict:
+        """The subset of ``options`` naming features this engine has (``doublewrite=`` is dropped for an LSM)."""
+        return {k: v for k, v in options.items() if k in self.features}
+
+
+def _compaction_stats(engine, unit: str) -> dict:
+    """RocksDB's "Compaction Stats" of every column family, as records and as RocksDB prints them."""
+    return {
+        "compaction_stats": {cf: engine.compaction_stats(cf, unit=unit).to_dict("records")
+                             for cf in engine.column_families()},
+        "compaction_stats_text": {cf: engine.compaction_stats_text(cf, unit=unit) for cf in engine.column_families()},
+    }
+
+
+REGISTRY: dict[str, EngineSpec] = {
+    "btree": EngineSpec(
+        name="btree", title="B+tree (InnoDB-like)", module="minidb.btree", function="open_btree",
+        cache_option="buffer_pool_bytes", page_option="page_size",
+        size_options=lambda s: {"buffer_pool_bytes": s.cache_bytes, "page_size": s.page_size},
+        marker_files=("tablespace.ibd",),  # btree.tablespace.FILE
+        # seed 000: "sync on commit was disabled for the database redo log"; seed 002: the default, synced.
+        presets={"no-sync": {"redo_sync": "none"}, "sync-on-commit": {"redo_sync": "commit"}},
+        features=frozenset({"change_buffer", "doublewrite"}),
+    ),
+    "lsm": EngineSpec(
+        name="lsm", title="LSM (RocksDB/MyRocks-like)", module="minidb.lsm", function="open_lsm",
+        cache_option="block_cache_bytes", page_option="block_size",
+        size_options=lambda s: {"block_cache_bytes": s.cache_bytes, "memtable_bytes": s.memtable_bytes,
+                                "max_bytes_for_level_base": s.level_base_bytes,
+                                "target_file_size_base": s.target_file_bytes, "block_size": s.page_size},
+        marker_files=("CURRENT",),  # lsm.version_set.CURRENT
+        presets={"no-sync": {"wal_sync": "none"}, "sync-on-commit": {"wal_sync": "write"}},
+        features=frozenset({"compression"}),
+        report=_compaction_stats,
+    ),
+}
+NAMES = tuple(REGISTRY)  # the engines, B+tree first as in the book's charts
+DEFAULT = "lsm"  # the command line's default engine
+SIZED_AS = "btree"  # an opener callable gets the caches of this engine
+
+
+def get(name: str) -> EngineSpec:
+    """The spec of engine ``name``; ValueError naming the engines if unknown."""
+    spec = REGISTRY.get(name) if isinstance(name, str) else None
+    if spec is None:
+        raise ValueError(f"unknown engine {name!r}: use one of {', '.join(REGISTRY)}")
+    return spec
+
+
+def sized_as(engine) -> str:
+    """The registered name whose cache fraction ``engine`` (a name or an opener callable) is sized by."""
+    return engine if isinstance(engine, str) and engine in REGISTRY else SIZED_AS
+
+
+def detect(files) -> str | None:
+    """Which engine wrote ``files`` (a device's listing), or None for none."""
+    for spec in REGISTRY.values():
+        if spec.recognises(files):
+            return spec.name
+    return None
+
+
+def engine_name(engine) -> str:
+    """A short name for ``engine`` (a name or an opener) in results."""
+    if isinstance(engine, str):
+        return engine
+    return getattr(engine, "__name__", type(engine).__name__)
+
+
+def open_engine(engine, device, sizes: EngineSizes, *, clock, **options) -> Engine:
+    """Open ``engine`` (a registered name or an opener callable) on ``device`` with ``sizes`` and ``clock``;
+    options given here win over the sizes."""
+    if callable(engine):
+        return engine(device, cache_bytes=sizes.cache_bytes, clock=clock, **options)
+    if not isinstance(engine, str) or engine not in REGISTRY:
+        raise ValueError(f"unknown engine {engine!r}: use one of {', '.join(REGISTRY)} or an opener callable")
+    spec = REGISTRY[engine]
+    return spec.open(device, **{**spec.size_options(sizes), "clock": clock, **options})

@@ -1,0 +1,148 @@
+"""The engine contract (``minidb.kv.Engine``), checked the same way against the B+tree, the LSM and the test double.
+
+Every test here takes ``engine`` (one of the three, fresh on a simulated device) and uses only what the contract
+declares; where the contract leaves a choice to the engine (what ``stats()`` holds), the test says only what is
+common. Reopening after ``close`` is checked for the engines that persist (the double keeps nothing).
+"""
+
+import pytest
+from hypothesis import given, strategies as st
+
+from minidb import engines
+from minidb.kv import WORK, Engine, WriteBatch
+from minidb.storage import SimDevice
+from table.kv_double import DictEngine
+
+SMALL = {  # small sizes, so that a few hundred keys already flush, split and evict
+    "btree": dict(page_size=4096, buffer_pool_bytes=16 * 4096),
+    "lsm": dict(memtable_bytes=8 << 10, block_size=1024, max_bytes_for_level_base=32 << 10,
+                target_file_size_base=8 << 10, block_cache_bytes=64 << 10),
+}
+KINDS = (*engines.NAMES, "double")
+
+
+def open_kind(kind: str, device=None) -> Engine:
+    device = device if device is not None else SimDevice()
+    if kind == "double":
+        return DictEngine(device)
+    return engines.get(kind).open(device, **SMALL[kind])
+
+
+@pytest.fixture(params=KINDS)
+def engine(request):
+    e = open_kind(request.param)
+    yield e
+    e.close()
+
+
+def test_every_engine_is_an_engine(engine):
+    assert isinstance(engine, Engine)
+
+
+def test_keyspaces_are_created_explicitly_or_by_a_first_put(engine):
+    assert engine.keyspaces() == []
+    engine.create_keyspace("sec", unique=False)
+    engine.create_keyspace("sec", unique=False)  # again, with the same option: nothing happens
+    engine.put("pk", b"k", b"v")  # a keyspace that does not exist is created, unique
+    assert engine.keyspaces() == ["pk", "sec"]
+    assert engine.is_unique("pk") and not engine.is_unique("sec")
+    with pytest.raises(ValueError, match="'sec'"):
+        engine.create_keyspace("sec", unique=True)
+    with pytest.raises(ValueError, match="no keyspace 'nope'; keyspaces: pk, sec"):
+        engine.is_unique("nope")
+
+
+def test_reading_a_keyspace_that_does_not_exist_finds_nothing(engine):
+    assert engine.get("ghost", b"k") is None
+    assert list(engine.scan("ghost")) == []
+
+
+def test_put_get_delete_and_scan_bounds(engine):
+    for i in range(10):
+        engine.put("t", b"k%d" % i, b"v%d" % i)
+    engine.delete("t", b"k3")
+    engine.delete("t", b"absent")  # deleting an absent key is not an error
+    assert engine.get("t", b"k2") == b"v2" and engine.get("t", b"k3") is None
+    assert [k for k, _ in engine.scan("t", b"k2", b"k6")] == [b"k2", b"k4", b"k5"]  # lo included, hi excluded
+    assert [k for k, _ in engine.scan("t", hi=b"k2")] == [b"k0", b"k1"]
+    assert [k for k, _ in engine.scan("t", lo=b"k8")] == [b"k8", b"k9"]
+
+
+def test_a_batch_applies_in_order(engine):
+    batch = WriteBatch()
+    batch.put("t", b"a", b"1")
+    batch.put("t", b"a", b"2")
+    batch.put("t", b"b", b"x")
+    batch.delete("t", b"b")
+    engine.write(batch)
+    assert engine.get("t", b"a") == b"2" and engine.get("t", b"b") is None
+
+
+def test_work_has_the_same_counters_in_every_engine_and_they_only_grow(engine):
+    before = engine.work()
+    assert set(before) == set(WORK)
+    assert all(isinstance(v, int) and v >= 0 for v in before.values())
+    for i in range(300):
+        engine.put("t", b"%05d" % i, b"x" * 50)
+    for i in range(0, 300, 7):
+        engine.get("t", b"%05d" % i)
+    after = engine.work()
+    assert set(after) == set(WORK)
+    assert all(after[name] >= before[name] for name in WORK)
+    assert after["key_compares"] > before["key_compares"]
+    assert after["cache_hits"] + after["cache_misses"] > before["cache_hits"] + before["cache_misses"]
+
+
+def test_last_write_memory_holds_at_least_the_batch(engine):
+    assert engine.last_write_memory() == 0
+    batch = WriteBatch()
+    for i in range(20):
+        batch.put("t", b"key%d" % i, b"v" * 30)
+    engine.write(batch)
+    assert engine.last_write_memory() >= batch.nbytes
+    assert engine.last_write_memory() <= 3 * batch.nbytes  # the batch, at most one copy, and bookkeeping
+
+
+def test_stats_is_a_dict_and_flush_keeps_the_data(engine):
+    engine.put("t", b"k", b"v")
+    engine.flush()
+    assert isinstance(engine.stats(), dict)
+    assert engine.get("t", b"k") == b"v"
+
+
+@pytest.mark.parametrize("kind", engines.NAMES)
+def test_a_closed_database_reopens_with_its_keyspaces_and_data(kind):
+    device = SimDevice()
+    e = open_kind(kind, device)
+    e.create_keyspace("sec", unique=False)
+    e.put("pk", b"k", b"v")
+    e.close()
+    e = open_kind(kind, device)
+    assert e.keyspaces() == ["pk", "sec"] and not e.is_unique("sec") and e.get("pk", b"k") == b"v"
+    e.close()
+
+
+OPS = st.lists(st.tuples(st.sampled_from(["a", "b"]), st.binary(min_size=1, max_size=3),
+                         st.one_of(st.none(), st.binary(max_size=20))), max_size=60)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@given(batches=st.lists(OPS, max_size=6))
+def test_any_sequence_of_batches_reads_back_as_a_dict_model(kind, batches):
+    engine = open_kind(kind)
+    model: dict[str, dict[bytes, bytes]] = {"a": {}, "b": {}}
+    for ops in batches:
+        batch = WriteBatch()
+        for ks, key, value in ops:
+            if value is None:
+                batch.delete(ks, key)
+                model[ks].pop(key, None)
+            else:
+                batch.put(ks, key, value)
+                model[ks][key] = value
+        engine.write(batch)
+    for ks, data in model.items():
+        assert list(engine.scan(ks)) == sorted(data.items())
+        for key, value in data.items():
+            assert engine.get(ks, key) == value
+    engine.close()
