@@ -48,8 +48,8 @@ ENTRY_HEAD = struct.Struct("<BIH")  # op, index id, key length
 class ChangeBuffer:
     """Buffered changes of one database (see the module docstring)."""
 
-    def __init__(self, db, tree, max_bytes: int) -> None:
-        self.db = db  # engine state: pager, open mtr, trees by index id
+    def __init__(self, ctx, tree, max_bytes: int) -> None:
+        self.ctx = ctx  # tree_context.TreeContext: pager, mtr provider, trees by index id, page limits
         self.tree = tree  # the change buffer's own B+tree
         self.max_bytes = max_bytes  # most bytes of buffered entries
         self.pending: dict[int, int] = {}  # leaf page -> entries waiting for it
@@ -83,7 +83,7 @@ class ChangeBuffer:
         entry_key = ENTRY_KEY.pack(page_no, self.seq)
         entry = ENTRY_HEAD.pack(op, tree.index_id, len(key)) + key + (value or b"")
         size = pg.RECORD_OVERHEAD + len(entry_key) + len(entry)
-        if len(entry_key) + len(entry) > self.db.max_record:
+        if len(entry_key) + len(entry) > self.ctx.max_record:
             return False
         if self.nbytes + size > self.max_bytes:
             self.refused_full += 1
@@ -112,7 +112,7 @@ class ChangeBuffer:
         """A page leaves the pool: remember a leaf's free space and records, so changes to it can be buffered."""
         page = pg.Page(frame.buf)
         if page.type == pg.INDEX_PAGE and page.is_leaf:
-            tree = self.db.tree_by_id.get(page.index_id)
+            tree = self.ctx.trees.get(page.index_id)
             if tree is not None and tree.buffered:
                 self.estimates[frame.page_no] = [page.free, page.nrecs]
 
@@ -130,7 +130,7 @@ class ChangeBuffer:
         if page.type != pg.INDEX_PAGE or not page.is_leaf:
             raise CorruptionError(f"change buffer: entries for page {page_no}, which is not a leaf "
                                   f"(type {page.type}, level {page.level})")
-        mtr = self.db.current_mtr()
+        mtr = self.ctx.current_mtr()
         in_batch = mtr.keeps_undo
         try:
             for entry_key, entry in self.tree.items(ENTRY_KEY.pack(page_no, 0), ENTRY_KEY.pack(page_no + 1, 0)):
@@ -139,7 +139,7 @@ class ChangeBuffer:
                 mtr.keeps_undo = in_batch and ENTRY_KEY.unpack(entry_key)[1] >= self.batch_first_seq
                 mtr.undo_before(frame, index_id, key)
                 if op == OP_PUT:
-                    if mtr.put(frame, key, entry[ENTRY_HEAD.size + klen:], self.db.page_size) == pg.FULL:
+                    if mtr.put(frame, key, entry[ENTRY_HEAD.size + klen:], self.ctx.page_size) == pg.FULL:
                         raise CorruptionError(f"change buffer: a buffered insert does not fit in page {page_no}")
                 else:
                     mtr.delete(frame, key)
@@ -171,7 +171,7 @@ class ChangeBuffer:
         cleaner reads (reading a leaf merges it)."""
         out = []
         for page_no in sorted(self.pending)[:pages]:
-            tree = self.db.tree_by_id.get(self.owner.get(page_no))
+            tree = self.ctx.trees.get(self.owner.get(page_no))
             out.append((page_no, tree.name if tree is not None else ""))
         return out
 

@@ -51,6 +51,7 @@ from .recovery import replay
 from .redo_log import GROUP, RedoLog, read_checkpoint
 from .split_policy import DEFAULT_POLICY
 from .tree import BTree
+from .tree_context import TreeContext
 from .tree_core import MISSING, apply_ops, validate_ops
 from .verify import PageReader, check_space, walk_free_list, walk_tree
 
@@ -137,9 +138,15 @@ class BTreeEngine(Engine):
         self.fsp = fsp.FileSpace(self.pager, self.current_mtr)
         self.trees: dict[str, BTree] = {}  # keyspace name -> tree
         self.tree_by_id: dict[int, BTree] = {}  # index id -> tree, internal trees included
+        self.tree_context = TreeContext(  # what the trees and the change buffer work with
+            pager=self.pager, fsp=self.fsp, current_mtr=self.current_mtr, split_policy=self.split_policy,
+            fill_factor=self.fill_factor, page_size=ps, max_key=self.max_key, max_record=self.max_record,
+            counters=self.counters, trees=self.tree_by_id)
         self.catalog = Catalog(self._make_tree("__catalog", fsp.CATALOG_INDEX_ID, fsp.CATALOG_ROOT, True, False))
         cb_tree = self._make_tree("__change_buffer", fsp.CHANGE_BUFFER_INDEX_ID, fsp.CHANGE_BUFFER_ROOT, True, False)
-        self.change_buffer = ChangeBuffer(self, cb_tree, int(opts.change_buffer_max_size * opts.buffer_pool_bytes))
+        self.change_buffer = ChangeBuffer(self.tree_context, cb_tree,
+                                          int(opts.change_buffer_max_size * opts.buffer_pool_bytes))
+        self.tree_context.change_buffer = self.change_buffer
         if cp is None:
             self._create()
         else:
@@ -248,7 +255,7 @@ class BTreeEngine(Engine):
     def _make_tree(self, name: str, index_id: int, root: int, unique: bool, register: bool = True) -> BTree:
         capacity = self.page_size - pg.HEADER_BYTES
         tree = BTree(self.pool, name, index_id, root, unique, int(self.fill_factor * capacity),
-                     int(self.options.merge_threshold * capacity), self)
+                     int(self.options.merge_threshold * capacity), self.tree_context)
         tree.buffered = not unique and self.options.change_buffer
         if register:
             self.trees[name] = tree

@@ -37,10 +37,10 @@ def child_value(page_no: int) -> bytes:
 
 
 class BTree(TreeCore):
-    """One B+tree; see the module docstring. ``db`` is the engine state the tree works in."""
+    """One B+tree; see the module docstring. ``ctx`` (tree_context.py) holds what it works with."""
 
-    def __init__(self, pool, name, index_id, root, unique, fill_limit, merge_limit, db) -> None:
-        self.db = db  # pager, file space, open mtr, split policy, change buffer, counters
+    def __init__(self, pool, name, index_id, root, unique, fill_limit, merge_limit, ctx) -> None:
+        self.ctx = ctx  # pager, file space, mtr provider, split policy, change buffer, counters
 
     # -- reads ----------------------------------------------------------------------------------------------------
     def get(self, key: bytes) -> bytes | None:
@@ -49,13 +49,13 @@ class BTree(TreeCore):
             value = self.try_get(key)
             if value is not MISSING:
                 return value
-            self.db.pager.fetch(self.miss_page, self.name)
+            self.ctx.pager.fetch(self.miss_page, self.name)
 
     def leaf_for(self, key: bytes):
         """The (fixed) frame of the leaf that holds or would hold ``key``."""
         while self.try_seek(key) != DONE:
-            self.db.pager.fetch(self.miss_page, self.name)
-        return self.db.pager.fix_cached(self.leaf_frame.page_no)
+            self.ctx.pager.fetch(self.miss_page, self.name)
+        return self.ctx.pager.fix_cached(self.leaf_frame.page_no)
 
     def scan_step(self, key: bytes, exclusive: bool, hi: bytes | None, next_page: int | None):
         """One leaf's worth of a range scan: (records, resume).
@@ -67,7 +67,7 @@ class BTree(TreeCore):
         if next_page is None:
             frame = self.leaf_for(key)
         else:
-            frame = self.db.pager.fetch(next_page, self.name)
+            frame = self.ctx.pager.fetch(next_page, self.name)
         page = pg.Page(frame.buf)
         if page.type != pg.INDEX_PAGE or page.index_id != self.index_id or not page.is_leaf:
             raise CorruptionError(f"index {self.name!r}: leaf link leads to page {frame.page_no}, "
@@ -98,49 +98,49 @@ class BTree(TreeCore):
     # -- writes ---------------------------------------------------------------------------------------------------
     def put(self, key: bytes, value: bytes) -> None:
         """Insert or replace ``key`` (within the open mtr)."""
-        mtr = self.db.current_mtr()
+        mtr = self.ctx.current_mtr()
         while True:
             r = self.try_put(key, value, mtr)
             if r == DONE:
                 return
             if r == MISS:
                 if (self.buffered and self.miss_level == 0
-                        and self.db.change_buffer.buffer(self, self.miss_page, key, value)):
+                        and self.ctx.change_buffer.buffer(self, self.miss_page, key, value)):
                     return
-                self.db.pager.fetch(self.miss_page, self.name)
+                self.ctx.pager.fetch(self.miss_page, self.name)
                 continue
             return self._insert_split(key, value)
 
     def delete(self, key: bytes) -> None:
         """Remove ``key`` if present (within the open mtr)."""
-        mtr = self.db.current_mtr()
+        mtr = self.ctx.current_mtr()
         while True:
             r = self.try_delete(key, mtr)
             if r == DONE:
                 return
             if r == MISS:
                 if (self.buffered and self.miss_level == 0
-                        and self.db.change_buffer.buffer(self, self.miss_page, key, None)):
+                        and self.ctx.change_buffer.buffer(self, self.miss_page, key, None)):
                     return
-                self.db.pager.fetch(self.miss_page, self.name)
+                self.ctx.pager.fetch(self.miss_page, self.name)
                 continue
             return self._delete_merge(key)
 
     def _fix_path(self):
         """Frames and followed slots of the last descent (all in the pool), fixed."""
         path = self.path()
-        return [self.db.pager.fix_cached(no) for no, _ in path], [slot for _, slot in path]
+        return [self.ctx.pager.fix_cached(no) for no, _ in path], [slot for _, slot in path]
 
     # -- splits ---------------------------------------------------------------------------------------------------
     def _insert_split(self, key: bytes, value: bytes) -> None:
         frames, slots = self._fix_path()
-        self.db.current_mtr().undo_before(frames[-1], self.index_id, key)
+        self.ctx.current_mtr().undo_before(frames[-1], self.index_id, key)
         self._insert(frames, len(frames) - 1, key, value)
 
     def _insert(self, frames, d: int, key: bytes, value: bytes) -> None:
         """Insert into the page ``frames[d]`` of the path, splitting it (and maybe its ancestors) if full."""
-        db = self.db
-        mtr = db.current_mtr()
+        ctx = self.ctx
+        mtr = ctx.current_mtr()
         frame = frames[d]
         if mtr.put(frame, key, value, self.fill_limit) != pg.FULL:
             return
@@ -159,31 +159,31 @@ class BTree(TreeCore):
             return key if i == pos else page.key(i - 1 if not found and i > pos else i)
 
         if page.is_leaf:
-            policy = db.split_policy
+            policy = ctx.split_policy
             left_last, right_first = merged_key(k - 1), merged_key(k)
             sep = check_separator(policy, policy.separator(left_last, right_first), left_last, right_first,
-                                  db.max_key)
+                                  ctx.max_key)
         else:
             sep = merged_key(k)  # the first key of the right page moves up; the page keeps minus infinity
         # Old records [0, keep) stay left and [keep, n) go right; the new record joins its side.
         keep = k - 1 if not found and pos < k else k
-        db.counters["splits"] += 1
+        ctx.counters["splits"] += 1
         if d == 0:
             return self._split_root(frame, page, keep, pos < k, sep, key, value)
-        new = db.fsp.alloc()
+        new = ctx.fsp.alloc()
         old_next = page.next
         self._fill_right(new, frame, page, keep, pos >= k, sep, key, value, frame.page_no, old_next)
         self._fill_left(frame, keep, pos < k, key, value)
         mtr.set_u32(frame, pg.NEXT_OFFSET, new.page_no)
         if old_next != pg.NIL_PAGE:
-            mtr.set_u32(db.pager.fetch(old_next, self.name), pg.PREV_OFFSET, new.page_no)
+            mtr.set_u32(ctx.pager.fetch(old_next, self.name), pg.PREV_OFFSET, new.page_no)
         self._insert(frames, d - 1, sep, child_value(new.page_no))
 
     def _fill_right(self, right, src, page, keep: int, new_here: bool, sep: bytes, key: bytes, value: bytes,
                     prev: int, nxt: int) -> None:
         """The right page of a split: records keep.. of ``src``, plus the new record if it goes right. An
         internal right page stores its first record with an empty key (minus infinity); ``sep`` went up."""
-        mtr = self.db.current_mtr()
+        mtr = self.ctx.current_mtr()
         mtr.init_copy(right, pg.INDEX_PAGE, page.level, self.index_id, prev, nxt, 0, src, keep)
         if not page.is_leaf:
             if new_here and key == sep:
@@ -192,50 +192,50 @@ class BTree(TreeCore):
                 first = pg.Page(right.buf)
                 child = first.value(0)
                 mtr.delete(right, first.key(0))
-                mtr.put(right, b"", child, self.db.page_size)
+                mtr.put(right, b"", child, self.ctx.page_size)
         if new_here:
-            mtr.put(right, key, value, self.db.page_size)
+            mtr.put(right, key, value, self.ctx.page_size)
 
     def _fill_left(self, left, keep: int, new_here: bool, key: bytes, value: bytes) -> None:
         """The left page of a split: its first ``keep`` records, plus the new record if it stays left."""
-        mtr = self.db.current_mtr()
+        mtr = self.ctx.current_mtr()
         mtr.cut(left, keep, 0)
         if new_here:
-            mtr.put(left, key, value, self.db.page_size)
+            mtr.put(left, key, value, self.ctx.page_size)
 
     def _split_root(self, root, page, keep: int, new_left: bool, sep: bytes, key: bytes, value: bytes) -> None:
         """The root overflowed: its records go to two new pages and it becomes their parent, one level up."""
-        db = self.db
-        mtr = db.current_mtr()
-        lf = db.fsp.alloc()
-        rf = db.fsp.alloc()
+        ctx = self.ctx
+        mtr = ctx.current_mtr()
+        lf = ctx.fsp.alloc()
+        rf = ctx.fsp.alloc()
         mtr.init_copy(lf, pg.INDEX_PAGE, page.level, self.index_id, pg.NIL_PAGE, rf.page_no, 0, root, 0)
         self._fill_left(lf, keep, new_left, key, value)
         self._fill_right(rf, root, page, keep, not new_left, sep, key, value, lf.page_no, pg.NIL_PAGE)
         flags = pg.Page(rf.buf).flags
         mtr.init(root, pg.INDEX_PAGE, page.level + 1, self.index_id, pg.NIL_PAGE, pg.NIL_PAGE, flags,
                  [(b"", child_value(lf.page_no)), (sep, child_value(rf.page_no))])
-        db.counters["root_splits"] += 1
+        ctx.counters["root_splits"] += 1
 
     def _choose_split(self, sizes, pos: int, ascending: bool, leaf: bool) -> int:
         """Records that stay left, from the split policy (the plug-in for leaves), checked."""
-        capacity = self.db.page_size - pg.HEADER_BYTES
-        policy = self.db.split_policy if leaf else DEFAULT_POLICY
-        k = policy.choose_split(sizes, pos, capacity, self.db.fill_factor, ascending)
+        capacity = self.ctx.page_size - pg.HEADER_BYTES
+        policy = self.ctx.split_policy if leaf else DEFAULT_POLICY
+        k = policy.choose_split(sizes, pos, capacity, self.ctx.fill_factor, ascending)
         return check_split(policy, k, sizes, capacity)
 
     # -- merges ---------------------------------------------------------------------------------------------------
     def _delete_merge(self, key: bytes) -> None:
         frames, slots = self._fix_path()
-        mtr = self.db.current_mtr()
+        mtr = self.ctx.current_mtr()
         mtr.undo_before(frames[-1], self.index_id, key)
         mtr.delete(frames[-1], key)
         self._rebalance(frames, slots, len(frames) - 1)
 
     def _rebalance(self, frames, slots, d: int) -> None:
         """After a delete from ``frames[d]``: merge it with a sibling if it is below the merge threshold."""
-        db = self.db
-        mtr = db.current_mtr()
+        ctx = self.ctx
+        mtr = ctx.current_mtr()
         frame = frames[d]
         if d == 0:
             return self._lift_root(frame)
@@ -246,13 +246,13 @@ class BTree(TreeCore):
         slot = slots[d - 1]
         merged = False
         if slot > 0:
-            left = db.pager.fetch(pp.child(slot - 1), self.name)
+            left = ctx.pager.fetch(pp.child(slot - 1), self.name)
             sep = pp.key(slot)
             if self._merge_pages(left, frame, sep):
                 mtr.delete(parent, sep)
                 merged = True
         if not merged and slot + 1 < pp.nrecs:
-            right = db.pager.fetch(pp.child(slot + 1), self.name)
+            right = ctx.pager.fetch(pp.child(slot + 1), self.name)
             sep = pp.key(slot + 1)
             if self._merge_pages(frame, right, sep):
                 mtr.delete(parent, sep)
@@ -262,8 +262,8 @@ class BTree(TreeCore):
 
     def _merge_pages(self, left, right, sep: bytes) -> bool:
         """Move every record of ``right`` into ``left`` (its left sibling) and free ``right``, if they fit."""
-        db = self.db
-        mtr = db.current_mtr()
+        ctx = self.ctx
+        mtr = ctx.current_mtr()
         lp, rp = pg.Page(left.buf), pg.Page(right.buf)
         records = rp.records()
         if not rp.is_leaf and records:
@@ -272,25 +272,25 @@ class BTree(TreeCore):
         if need > self.fill_limit:
             return False
         for k, v in records:
-            mtr.put(left, k, v, db.page_size)
+            mtr.put(left, k, v, ctx.page_size)
         nxt = rp.next
         mtr.set_u32(left, pg.NEXT_OFFSET, nxt)
         if nxt != pg.NIL_PAGE:
-            mtr.set_u32(db.pager.fetch(nxt, self.name), pg.PREV_OFFSET, left.page_no)
-        db.fsp.free(right)
-        db.counters["merges"] += 1
+            mtr.set_u32(ctx.pager.fetch(nxt, self.name), pg.PREV_OFFSET, left.page_no)
+        ctx.fsp.free(right)
+        ctx.counters["merges"] += 1
         return True
 
     def _lift_root(self, root) -> None:
         """While the root is an internal page with one child, it takes the child's records (one level less)."""
-        db = self.db
-        mtr = db.current_mtr()
+        ctx = self.ctx
+        mtr = ctx.current_mtr()
         while True:
             rp = pg.Page(root.buf)
             if rp.is_leaf or rp.nrecs != 1:
                 return
-            child = db.pager.fetch(rp.child(0), self.name)
+            child = ctx.pager.fetch(rp.child(0), self.name)
             cp = pg.Page(child.buf)
             mtr.init(root, pg.INDEX_PAGE, cp.level, self.index_id, pg.NIL_PAGE, pg.NIL_PAGE, cp.flags, cp.records())
-            db.fsp.free(child)
-            db.counters["root_lifts"] += 1
+            ctx.fsp.free(child)
+            ctx.counters["root_lifts"] += 1
