@@ -119,7 +119,7 @@ class BackgroundMixin:
                 if cf.imm and not cf.flushing:
                     cf.flushing = True
                     try:
-                        self._jobs.append(run_flush(self, cf))
+                        self._jobs.append(run_flush(self._job_context(), cf, self.cfs.values(), self.wal.number))
                     except OSError as exc:
                         cf.flushing = False
                         self._fail("flush", cf, exc)
@@ -142,7 +142,7 @@ class BackgroundMixin:
         cf.compacting = True
         c.mark(True)
         try:
-            self._jobs.append(run_compaction(self, cf, c))
+            self._jobs.append(run_compaction(self._job_context(), cf, c))
         except OSError as exc:
             c.mark(False)
             cf.compacting = False

@@ -25,6 +25,7 @@ from .compaction_picker import manual_steps
 from .db_iter import user_entries
 from .dbformat import seek_key
 from .iterator import MergingIterator
+from .job_context import JobContext
 from .level_iter import LevelIter
 from .options import CFOptions, DBOptions
 from .recovery import RecoveryMixin
@@ -389,10 +390,22 @@ class LSMEngine(RecoveryMixin, BackgroundMixin, Engine):
     def work(self) -> dict[str, int]:
         """The counters of ``minidb.kv.WORK``: CPU work by the units of ``minidb.sim.cpu`` (background jobs
         declare theirs to the clock as they start) and the block cache's hits and misses."""
-        out = {unit: self.counters[unit] for unit in WORK_UNITS}
-        out["key_compares"] += sum(cf.mem.compares + sum(s.mem.compares for s in cf.imm) for cf in self.cfs.values())
+        out = self._cpu_work()
         out["cache_hits"], out["cache_misses"] = self.cache.hit_miss()
         return out
+
+    def _cpu_work(self) -> dict[str, int]:
+        """Cumulative CPU work by the units of ``minidb.sim.cpu``: what a job's share is taken from."""
+        out = {unit: self.counters[unit] for unit in WORK_UNITS}
+        out["key_compares"] += sum(cf.mem.compares + sum(s.mem.compares for s in cf.imm) for cf in self.cfs.values())
+        return out
+
+    def _job_context(self) -> JobContext:
+        """What a flush or compaction started now works with (job_context.py)."""
+        return JobContext(device=self.device, versions=self.vs, clock=self.clock, table=self.table,
+                          counters=self.counters, work=self._cpu_work,
+                          compaction_readahead_size=self.db.compaction_readahead_size,
+                          writable_file_max_buffer_size=self.db.writable_file_max_buffer_size)
 
     def last_write_memory(self) -> int:
         """Bytes the last commit held at its peak: the batch plus its copy in the memtable (seed 000)."""

@@ -44,14 +44,14 @@ class Job:
         return self.done_at - self.start
 
 
-def write_tables(engine, cause: str, source, outputs: TableOutputs, **merge_options):
+def write_tables(ctx, cause: str, source, outputs: TableOutputs, **merge_options):
     """Merge the iterator ``source()`` makes into ``outputs``, all IO attributed to ``cause``.
 
     Returns ``(entries read, entries dropped, IOCounts, CPU work)`` of the whole job, table opening included; on
     OSError deletes the partial outputs and re-raises.
     """
-    with engine.device.stats.cause(cause):
-        before = _Usage(engine)
+    with ctx.device.stats.cause(cause):
+        before = _Usage(ctx)
         merged = None
         try:
             merged = source()
@@ -61,77 +61,78 @@ def write_tables(engine, cause: str, source, outputs: TableOutputs, **merge_opti
             raise
         finally:
             if merged is not None:
-                engine.counters["key_compares"] += merged.compares
+                ctx.counters["key_compares"] += merged.compares
         io, work = before.since()
     return key_in, key_drop, io, work
 
 
-def run_flush(engine, cf) -> Job:
-    """Write every sealed memtable of ``cf`` into one L0 file."""
+def run_flush(ctx, cf, families, wal_number: int) -> Job:
+    """Write every sealed memtable of ``cf`` into one L0 file; ``families``: every column family, ``wal_number``:
+    the WAL being written (a family with nothing unflushed needs no older one)."""
     sealed = list(cf.imm)
     base, _ = cf.level_targets()
-    outputs = TableOutputs(engine, cf, 0, cf.options.compression_for(0, base, False), "flush")
-    start = engine.clock.now
+    outputs = TableOutputs(ctx, cf, 0, cf.options.compression_for(0, base, False), "flush")
+    start = ctx.clock.now
     _, _, io, work = write_tables(
-        engine, "flush", lambda: MergingIterator([s.mem.iterator() for s in reversed(sealed)]), outputs)
+        ctx, "flush", lambda: MergingIterator([s.mem.iterator() for s in reversed(sealed)]), outputs)
     edit = VersionEdit(new_files=[(cf.id, 0, f) for f in outputs.files])
     edit.log_numbers[cf.id] = sealed[-1].next_log
-    for other in engine.cfs.values():
+    for other in families:
         if other is not cf and other.mem.entries == 0 and not other.imm:
-            edit.log_numbers[other.id] = engine.wal.number  # nothing unflushed: older WALs are not needed
-    return Job("flush", cf, edit, start, start + engine.clock.job_duration(io, work), outputs, sealed=sealed)
+            edit.log_numbers[other.id] = wal_number  # nothing unflushed: older WALs are not needed
+    return Job("flush", cf, edit, start, start + ctx.clock.job_duration(io, work), outputs, sealed=sealed)
 
 
-def run_compaction(engine, cf, c: Compaction) -> Job:
+def run_compaction(ctx, cf, c: Compaction) -> Job:
     """Carry out compaction ``c`` of ``cf`` (a trivial move is a MANIFEST edit only)."""
     edit = VersionEdit()
     for level, files in c.inputs:
         edit.deleted_files += [(cf.id, level, f.number) for f in files]
     if c.start_level > 0 and cf.options.compaction_pri == "round_robin" and cf.options.compaction == "leveled":
         edit.compact_pointers.append((cf.id, c.start_level, max(f.largest for f in c.inputs[0][1])))
-    start = engine.clock.now
+    start = ctx.clock.now
     if c.trivial_move:
         edit.new_files = [(cf.id, c.output_level, f) for f in c.inputs[0][1]]
         return Job("compaction", cf, edit, start, start, None, compaction=c)
-    outputs = TableOutputs(engine, cf, c.output_level, c.compression, "compaction")
-    readahead = engine.db.compaction_readahead_size
+    outputs = TableOutputs(ctx, cf, c.output_level, c.compression, "compaction")
+    readahead = ctx.compaction_readahead_size
 
     def inputs() -> MergingIterator:
         """The inputs merged, newest data first: L0 files (newest first), then each level as one sorted run."""
         children = []
         for level, files in c.inputs:
             if level == 0:
-                children += [engine.table(cf, f).iterator(for_compaction=True, readahead=readahead) for f in files]
+                children += [ctx.table(cf, f).iterator(for_compaction=True, readahead=readahead) for f in files]
             else:
-                children.append(LevelIter([f.largest for f in files], _opener(engine, cf, files, readahead)))
+                children.append(LevelIter([f.largest for f in files], _opener(ctx, cf, files, readahead)))
         return MergingIterator(children)
 
     key_in, key_drop, io, work = write_tables(
-        engine, "compaction", inputs, outputs, drop_tombstones=c.bottommost,
+        ctx, "compaction", inputs, outputs, drop_tombstones=c.bottommost,
         deeper=KeyRanges(c.deeper) if c.deeper is not None and not c.bottommost else None,
         target_file_size=c.target_file_size)
     edit.new_files = [(cf.id, c.output_level, f) for f in outputs.files]
-    return Job("compaction", cf, edit, start, start + engine.clock.job_duration(io, work), outputs, compaction=c,
+    return Job("compaction", cf, edit, start, start + ctx.clock.job_duration(io, work), outputs, compaction=c,
                key_in=key_in, key_drop=key_drop)
 
 
 class _Usage:
     """What a job did between its creation and ``since()``: counted IO and CPU work, for the clock."""
 
-    def __init__(self, engine) -> None:
-        self.engine = engine  # whose device and counters are read
-        self.io = engine.device.stats.snapshot()  # IO counters at the start
-        self.work = engine.work()  # CPU work counters at the start
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx  # whose device and work counters are read
+        self.io = ctx.device.stats.snapshot()  # IO counters at the start
+        self.work = ctx.work()  # CPU work counters at the start
 
     def since(self):
         """``(IOCounts, {unit: count})`` done since the start."""
-        io = (self.engine.device.stats - self.io).total()
-        now = self.engine.work()
+        io = (self.ctx.device.stats - self.io).total()
+        now = self.ctx.work()
         return io, {unit: now[unit] - n for unit, n in self.work.items() if now[unit] != n}
 
 
-def _opener(engine, cf, files: list[FileMeta], readahead: int):
+def _opener(ctx, cf, files: list[FileMeta], readahead: int):
     def open_file(i: int):
         """A readahead iterator over the i-th input file of the level."""
-        return engine.table(cf, files[i]).iterator(for_compaction=True, readahead=readahead)
+        return ctx.table(cf, files[i]).iterator(for_compaction=True, readahead=readahead)
     return open_file

@@ -124,8 +124,9 @@ class RecoveryMixin:
 
     def _recovery_flush(self, cf) -> None:
         base, _ = cf.level_targets()
-        outputs = TableOutputs(self, cf, 0, cf.options.compression_for(0, base, False), "recovery")
-        write_tables(self, "recovery", lambda: MergingIterator([cf.mem.iterator()]), outputs)
+        ctx = self._job_context()
+        outputs = TableOutputs(ctx, cf, 0, cf.options.compression_for(0, base, False), "recovery")
+        write_tables(ctx, "recovery", lambda: MergingIterator([cf.mem.iterator()]), outputs)
         for f in outputs.files:
             cf.version.add(0, f)
             cf.stats.add_flush(f.size, 0.0)

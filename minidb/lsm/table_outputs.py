@@ -20,8 +20,8 @@ def sst_name(number: int) -> str:
 class TableOutputs:
     """Output files of one job; see the module docstring."""
 
-    def __init__(self, engine, cf, level: int, compression: str, job: str) -> None:
-        self.engine = engine  # provides the device, file numbers and buffer sizes
+    def __init__(self, ctx, cf, level: int, compression: str, job: str) -> None:
+        self.ctx = ctx  # job_context.JobContext: the device, file numbers, buffer size and counters
         self.cf = cf  # the column family written
         self.level = level  # level the files are written for (a table property)
         self.compression = compression  # compression of their data blocks
@@ -32,15 +32,15 @@ class TableOutputs:
 
     def new_table(self) -> TableBuilder:
         """A builder for the next output file."""
-        number = self.engine.vs.new_file_number()
+        number = self.ctx.versions.new_file_number()
         name = sst_name(number)
-        f = self.engine.device.open(name, kind="sst", create=True)
+        f = self.ctx.device.open(name, kind="sst", create=True)
         self.names.append(name)
         o = self.cf.options
         builder = TableBuilder(f, block_size=o.block_size, compression_name=self.compression, policy=self.cf.policy,
                                props={"level": self.level, "column.family": self.cf.name, "creator": self.job,
                                       "file.number": number},
-                               write_buffer_size=self.engine.db.writable_file_max_buffer_size)
+                               write_buffer_size=self.ctx.writable_file_max_buffer_size)
         self._open[id(builder)] = (f, number)
         return builder
 
@@ -49,7 +49,7 @@ class TableOutputs:
         f, number = self._open.pop(id(builder))
         props = builder.finish()
         for codec, nbytes in builder.compressed.items():
-            self.engine.counters[f"{codec}_compress_bytes"] += nbytes
+            self.ctx.counters[f"{codec}_compress_bytes"] += nbytes
         f.sync()
         f.close()
         self.files.append(FileMeta(number=number, size=props["file.size"], smallest=builder.smallest,
@@ -68,8 +68,8 @@ class TableOutputs:
         self._open.clear()
         for name in self.names:
             try:
-                if self.engine.device.exists(name):
-                    self.engine.device.delete(name)
+                if self.ctx.device.exists(name):
+                    self.ctx.device.delete(name)
             except OSError:
                 pass
         self.files.clear()
