@@ -119,7 +119,8 @@ class BackgroundMixin:
                 if cf.imm and not cf.flushing:
                     cf.flushing = True
                     try:
-                        self._jobs.append(run_flush(self._job_context(), cf, self.cfs.values(), self.wal.number))
+                        ctx = self._job_context(self.vs, self.cfs)
+                        self._jobs.append(run_flush(ctx, cf, self.cfs.values(), self.wal.number))
                     except OSError as exc:
                         cf.flushing = False
                         self._fail("flush", cf, exc)
@@ -142,7 +143,7 @@ class BackgroundMixin:
         cf.compacting = True
         c.mark(True)
         try:
-            self._jobs.append(run_compaction(self._job_context(), cf, c))
+            self._jobs.append(run_compaction(self._job_context(self.vs, self.cfs), cf, c))
         except OSError as exc:
             c.mark(False)
             cf.compacting = False

@@ -28,11 +28,13 @@ from .iterator import MergingIterator
 from .job_context import JobContext
 from .level_iter import LevelIter
 from .options import CFOptions, DBOptions
-from .recovery import RecoveryMixin
+from .recovery import num_levels, recover
 from .table_reader import TableReader
 from .table_outputs import sst_name
 from .universal_picker import manual_universal
 from .version_edit import VersionEdit
+from .version_set import VersionSet
+from .wal import WalWriter
 from .write_batch import apply_batch, encode_batch
 
 # CPU work the engine counts, under the unit names of minidb.sim.cpu's cost model.
@@ -49,7 +51,15 @@ COUNTERS = WORK_UNITS + (
 )
 
 
-class LSMEngine(RecoveryMixin, BackgroundMixin, Engine):
+def cpu_work(counters, families: dict) -> dict[str, int]:
+    """Cumulative CPU work by the units of ``minidb.sim.cpu``: the engine's counters plus the key comparisons of
+    the memtables of ``families`` (column family id -> ColumnFamily)."""
+    out = {unit: counters[unit] for unit in WORK_UNITS}
+    out["key_compares"] += sum(cf.mem.compares + sum(s.mem.compares for s in cf.imm) for cf in families.values())
+    return out
+
+
+class LSMEngine(BackgroundMixin, Engine):
     """A RocksDB-like LSM engine on a counted device. Open it with ``minidb.lsm.open_lsm``."""
 
     def __init__(self, device, db: DBOptions, cf_options: dict[str, CFOptions]) -> None:
@@ -59,9 +69,6 @@ class LSMEngine(RecoveryMixin, BackgroundMixin, Engine):
         self.clock = db.clock if db.clock is not None else Clock()  # simulated time of jobs and stalls
         self.cache = BlockCache(db.block_cache_bytes)  # shared LRU block cache
         self.counters: Counter = Counter({name: 0 for name in COUNTERS})  # engine counters (IO is in device.stats)
-        self.cfs: dict = {}  # column family id -> ColumnFamily
-        self._memtables: list = []  # active memtable per column family id (write_batch.apply_batch's view)
-        self._ks_table: dict[str, tuple[int, bytes]] = {}  # keyspace -> (column family id, 4-byte key prefix)
         self._tables: dict[int, TableReader] = {}  # open SSTs by file number (max_open_files = -1)
         self._jobs: list = []  # background jobs computed but not yet installed
         self._needs_schedule = True  # something changed that may call for a job
@@ -71,7 +78,13 @@ class LSMEngine(RecoveryMixin, BackgroundMixin, Engine):
         self._obsolete: set[int] = set()  # compacted SSTs to delete when their last scan ends
         self._last_write_memory = 0  # bytes held at the peak of the last commit: the batch plus its memtable copy
         self.closed = False  # True after close()
-        self._open()
+        opened = recover(device, db, cf_options, self.counters, self._job_context)  # recovery.py
+        self.vs: VersionSet = opened.vs  # the MANIFEST: every family's files, the keyspaces, file numbers
+        self.cfs: dict = opened.cfs  # column family id -> ColumnFamily
+        self._memtables: list = opened.memtables  # active memtable per column family id (apply_batch's view)
+        self._ks_table: dict[str, tuple[int, bytes]] = opened.keyspaces  # keyspace -> (cf id, 4-byte key prefix)
+        self.last_sequence: int = opened.last_sequence  # sequence number of the last write applied
+        self.wal: WalWriter = opened.wal  # the WAL being written
         self._wal_numbers = [self.wal.number]  # WAL files on the device, oldest first
         self._run_background()
 
@@ -390,20 +403,19 @@ class LSMEngine(RecoveryMixin, BackgroundMixin, Engine):
     def work(self) -> dict[str, int]:
         """The counters of ``minidb.kv.WORK``: CPU work by the units of ``minidb.sim.cpu`` (background jobs
         declare theirs to the clock as they start) and the block cache's hits and misses."""
-        out = self._cpu_work()
+        out = cpu_work(self.counters, self.cfs)
         out["cache_hits"], out["cache_misses"] = self.cache.hit_miss()
         return out
 
-    def _cpu_work(self) -> dict[str, int]:
-        """Cumulative CPU work by the units of ``minidb.sim.cpu``: what a job's share is taken from."""
-        out = {unit: self.counters[unit] for unit in WORK_UNITS}
-        out["key_compares"] += sum(cf.mem.compares + sum(s.mem.compares for s in cf.imm) for cf in self.cfs.values())
-        return out
+    def _num_levels(self, cf_name: str) -> int:
+        """Levels of column family ``cf_name`` (for the MANIFEST's edits)."""
+        return num_levels(self.cf_options, cf_name)
 
-    def _job_context(self) -> JobContext:
-        """What a flush or compaction started now works with (job_context.py)."""
-        return JobContext(device=self.device, versions=self.vs, clock=self.clock, table=self.table,
-                          counters=self.counters, work=self._cpu_work,
+    def _job_context(self, versions: VersionSet, families: dict) -> JobContext:
+        """What a flush or compaction started now works with (job_context.py), on ``versions`` and ``families``
+        (column family id -> ColumnFamily)."""
+        return JobContext(device=self.device, versions=versions, clock=self.clock, table=self.table,
+                          counters=self.counters, work=lambda: cpu_work(self.counters, families),
                           compaction_readahead_size=self.db.compaction_readahead_size,
                           writable_file_max_buffer_size=self.db.writable_file_max_buffer_size)
 

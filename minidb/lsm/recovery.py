@@ -10,6 +10,9 @@ Recovery, all of its IO attributed to the cause ``recovery``:
    number (already flushed). A torn tail ends the replay; damage to synced records raises CorruptionError.
 4. Flush the recovered memtables to L0, write a fresh MANIFEST holding the whole state, point CURRENT to it, then
    delete the replayed WALs and the old MANIFEST. A crash at any step leaves the old state intact for next time.
+
+``recover(...)`` does all of it and returns the state the engine starts from (a ``Recovery``): the version set,
+the column families with their memtables, the keyspaces, the last sequence number and the new WAL.
 """
 
 from __future__ import annotations
@@ -40,8 +43,40 @@ def _ours(name: str) -> bool:
     return _numbered(name) is not None or parse_manifest_name(name) is not None or name in (CURRENT, CURRENT_TMP)
 
 
-class RecoveryMixin:
-    """``_open``: create or recover the database (see the module docstring)."""
+def recover(device, db, cf_options: dict, counters, job_context) -> Recovery:
+    """Create or recover the database on ``device`` (see the module docstring) and return its state.
+
+    ``db``, ``cf_options``: the engine's options; ``counters``: the engine's counters (the recovery flush adds its
+    key comparisons); ``job_context(versions, families)``: the JobContext a recovery flush writes its L0 files with.
+    """
+    state = Recovery(device, db, cf_options, counters, job_context)
+    state._open()
+    return state
+
+
+def num_levels(cf_options: dict, cf_name: str) -> int:
+    """Levels of column family ``cf_name`` (the default family's options for one not configured)."""
+    return cf_options.get(cf_name, cf_options["default"]).num_levels
+
+
+class Recovery:
+    """The state of a database just opened: what ``recover`` returns (see the module docstring)."""
+
+    def __init__(self, device, db, cf_options: dict, counters, job_context) -> None:
+        self.device = device  # where the database is
+        self.db = db  # database options
+        self.cf_options = cf_options  # options per column family name
+        self.counters = counters  # the engine's counters
+        self._job_context_for = job_context  # (versions, families) -> JobContext of a recovery flush
+        self.vs: VersionSet | None = None  # the MANIFEST's state, once read or created
+        self.cfs: dict = {}  # column family id -> ColumnFamily
+        self.memtables: list = []  # active memtable per column family id
+        self.keyspaces: dict[str, tuple[int, bytes]] = {}  # keyspace -> (column family id, 4-byte key prefix)
+        self.last_sequence = 0  # sequence number of the last write recovered
+        self.wal: WalWriter | None = None  # the new WAL the engine writes to
+
+    def _job_context(self):
+        return self._job_context_for(self.vs, self.cfs)
 
     def _open(self) -> None:
         with self.device.stats.cause("recovery"):
@@ -68,8 +103,7 @@ class RecoveryMixin:
             self.wal.synced_seq = self.last_sequence
 
     def _num_levels(self, cf_name: str) -> int:
-        o = self.cf_options.get(cf_name, self.cf_options["default"])
-        return o.num_levels
+        return num_levels(self.cf_options, cf_name)
 
     def _create(self) -> None:
         for name in self.device.list():
@@ -87,9 +121,9 @@ class RecoveryMixin:
         for cf_id, state in sorted(self.vs.cfs.items()):
             options = self.cf_options.get(state.name, self.cf_options["default"])
             self.cfs[cf_id] = ColumnFamily(state, options)
-        self._memtables = [None] * (max(self.cfs) + 1)
+        self.memtables = [None] * (max(self.cfs) + 1)
         for cf in self.cfs.values():
-            self._memtables[cf.id] = cf.mem
+            self.memtables[cf.id] = cf.mem
         mapping = self.db.keyspace_cf or {}
         for ks, (ks_id, cf_id, unique) in self.vs.keyspaces.items():
             wanted = mapping.get(ks)
@@ -97,7 +131,7 @@ class RecoveryMixin:
             if wanted is not None and wanted != actual:
                 raise ValueError(f"bad option keyspace_cf: keyspace {ks!r} is stored in column family {actual!r}, "
                                  f"not {wanted!r}")
-            self._ks_table[ks] = (cf_id, ks_id.to_bytes(4, "big"))
+            self.keyspaces[ks] = (cf_id, ks_id.to_bytes(4, "big"))
 
     def _remove_orphans(self) -> None:
         live = {f.number for cf in self.cfs.values() for _, f in cf.version.all_files()}
@@ -119,8 +153,8 @@ class RecoveryMixin:
 
     def _replay_record(self, payload: bytes, wal_number: int) -> None:
         skip = [mem is not None and wal_number < self.cfs[i].state.log_number
-                for i, mem in enumerate(self._memtables)]
-        apply_batch(payload, self._memtables, skip)
+                for i, mem in enumerate(self.memtables)]
+        apply_batch(payload, self.memtables, skip)
 
     def _recovery_flush(self, cf) -> None:
         base, _ = cf.level_targets()
@@ -131,4 +165,4 @@ class RecoveryMixin:
             cf.version.add(0, f)
             cf.stats.add_flush(f.size, 0.0)
         self.counters["key_compares"] += cf.mem.compares
-        cf.mem = self._memtables[cf.id] = MemTable()
+        cf.mem = self.memtables[cf.id] = MemTable()
