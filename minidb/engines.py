@@ -9,6 +9,7 @@ A workload, a command or an experiment names an engine; this module turns the na
 * **files**: how to recognise a database the engine wrote from a device's file listing (``spec.recognises``);
 * **presets**: named groups of options that mean the same thing on both engines (``spec.preset("no-sync")``),
   and the engine's optional features (``spec.supports("change_buffer")``);
+* **book**: the other names that stand for each engine (InnoDB, MyRocks; ``kind_of``) and its colours in charts;
 * **report**: the sections ``minidb stats`` adds for the engine (the LSM's compaction stats tables);
 * **choices**: ``NAMES`` for the command line and the experiments, ``DEFAULT`` for the CLI.
 
@@ -46,6 +47,8 @@ class EngineSpec:
     presets: dict[str, dict] = field(default_factory=dict)  # preset name -> options
     features: frozenset[str] = frozenset()  # optional features, named by the option that turns them on or off
     report: Callable[[Engine, str], dict] = lambda engine, unit: {}  # `minidb stats`'s engine-specific sections
+    aliases: tuple[str, ...] = ()  # lower-case prefixes of other names for this kind of engine (InnoDB, MyRocks)
+    shades: tuple[str, ...] = ("#7f7f7f",)  # the book's colours for engines of this kind, the family colour first
 
     def opener(self) -> Callable[..., Engine]:
         """The opener function; ValueError if its module cannot be loaded."""
@@ -100,6 +103,8 @@ REGISTRY: dict[str, EngineSpec] = {
         # seed 000: "sync on commit was disabled for the database redo log"; seed 002: the default, synced.
         presets={"no-sync": {"redo_sync": "none"}, "sync-on-commit": {"redo_sync": "commit"}},
         features=frozenset({"change_buffer", "doublewrite"}),
+        aliases=("innodb", "btree", "b+tree", "b-tree"),
+        shades=("#1f5fa8", "#5b8fd0", "#9cbde6", "#0b3a6f"),  # blues
     ),
     "lsm": EngineSpec(
         name="lsm", title="LSM (RocksDB/MyRocks-like)", module="minidb.lsm", function="open_lsm",
@@ -111,6 +116,8 @@ REGISTRY: dict[str, EngineSpec] = {
         presets={"no-sync": {"wal_sync": "none"}, "sync-on-commit": {"wal_sync": "write"}},
         features=frozenset({"compression"}),
         report=_compaction_stats,
+        aliases=("myrocks", "rocksdb", "lsm", "leveldb"),
+        shades=("#d9591b", "#f0913f", "#f6bd85", "#8f3408"),  # oranges
     ),
 }
 NAMES = tuple(REGISTRY)  # the engines, B+tree first as in the book's charts
@@ -135,6 +142,16 @@ def detect(files) -> str | None:
     """Which engine wrote ``files`` (a device's listing), or None for none."""
     for spec in REGISTRY.values():
         if spec.recognises(files):
+            return spec.name
+    return None
+
+
+def kind_of(name) -> str | None:
+    """The registered engine an engine name stands for: ``InnoDB-5.7.10`` and ``btree`` are B+trees, ``MyRocks``
+    and ``LSM`` LSMs (by the specs' ``aliases``); None for a name that is no engine."""
+    low = str(name).strip().lower()
+    for spec in REGISTRY.values():
+        if low.startswith(spec.aliases):
             return spec.name
     return None
 

@@ -3,7 +3,7 @@
 Three jobs:
 
 * **Charts.** Each chart a chapter displays is a ``<div>`` and a script calling ``window.vegaEmbed`` (see
-  ``minidb.charts``). This extension tells the chapters' kernels to render charts that way
+  ``minidb.book.charts``). This extension tells the chapters' kernels to render charts that way
   (``MINIDB_OFFLINE_CHARTS=1``), adds ``_static/minidb-vega.js`` to every page before the page's own scripts run,
   and writes that file when the build finishes. The file is regenerated only when its header line (the library
   versions) changes, so a second build does not redo it.
@@ -28,7 +28,8 @@ from pathlib import Path
 from sphinx.util import logging
 
 import minidb
-from minidb import charts, data
+from minidb import data
+from minidb.book import charts
 
 logger = logging.getLogger(__name__)
 _EXTERNAL = re.compile(r"^(https?:)?//|https?://")  # an address on another site, or an inline script naming one

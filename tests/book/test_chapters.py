@@ -7,7 +7,7 @@ import pytest
 from nbclient import NotebookClient
 
 from book_pages import BOOK, chapters, toc_files
-from minidb import charts
+from minidb.book import charts
 
 
 def test_the_toc_lists_every_chapter_file():

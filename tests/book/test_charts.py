@@ -1,4 +1,4 @@
-"""minidb.charts: engine colours, published beside reproduced, counted IO, the theme and offline rendering."""
+"""minidb.book.charts: engine colours, published beside reproduced, counted IO, the theme and offline rendering."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import altair as alt
 import pandas as pd
 import pytest
 
-from minidb import charts, data
+from minidb import data
+from minidb.book import charts
 from minidb.storage import SimDevice
 
 

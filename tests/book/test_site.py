@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from book_pages import BOOK, chapters
-from minidb import charts
+from minidb.book import charts
 
 JUPYTER_BOOK = Path(sys.executable).parent / "jupyter-book"  # the CLI installed beside this Python
 CDN_HOSTS = ("cdn.jsdelivr.net", "unpkg.com", "cdnjs.cloudflare.com", "fonts.googleapis.com", "fonts.gstatic.com",

@@ -24,7 +24,7 @@ import uuid
 
 import altair as alt
 
-from . import data
+from .. import data, engines
 
 THEME = "minidb"  # name of the book's Altair theme
 RENDERER = "minidb"  # name of the book's offline Altair renderer
@@ -32,11 +32,9 @@ BUNDLE_FILE = "minidb-vega.js"  # the book's static file defining window.vegaEmb
 OFFLINE_ENV = "MINIDB_OFFLINE_CHARTS"  # set to 1 while the book is built: charts use the bundled Vega
 
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"  # fonts on the machine
-KIND_COLORS = {"btree": "#1f5fa8", "lsm": "#d9591b"}  # the family colour: legends and single-engine charts
-SHADES = {  # several engines of one family in one chart get shades of its colour, the family colour first
-    "btree": (KIND_COLORS["btree"], "#5b8fd0", "#9cbde6", "#0b3a6f"),
-    "lsm": (KIND_COLORS["lsm"], "#f0913f", "#f6bd85", "#8f3408"),
-}
+# Several engines of one family in one chart get shades of its colour, the family colour first (minidb.engines).
+SHADES = {name: spec.shades for name, spec in engines.REGISTRY.items()}
+KIND_COLORS = {name: shades[0] for name, shades in SHADES.items()}  # the family colour: legends, single engines
 OTHER_COLOR = "#7f7f7f"  # a name that is no engine
 NEUTRAL = ("#54585d", "#7b3294", "#1b9e77", "#c51b7d", "#8c6d31", "#66a61e", "#e6ab02")  # colours with no engine
 CAUSE_COLORS = {  # IO causes, in every chart: foreground dark, background jobs in colours that are no engine's
@@ -51,25 +49,15 @@ CAUSE_COLORS = {  # IO causes, in every chart: foreground dark, background jobs 
 PANEL_WIDTH = 260  # pixels per panel: two panels and their axes fit the book's text column
 PANEL_HEIGHT = 200
 
-_BTREE_NAMES = ("innodb", "btree", "b+tree", "b-tree")  # prefixes of B+tree engine names, lower case
-_LSM_NAMES = ("myrocks", "rocksdb", "lsm", "leveldb")  # prefixes of LSM engine names, lower case
-
 
 # -- engines and colours ------------------------------------------------------------------------------------------
-def engine_kind(name: str) -> str | None:
-    """'btree' or 'lsm' for an engine name such as 'InnoDB-5.7.10', 'MyRocks', 'btree', 'LSM'; None otherwise."""
-    low = str(name).strip().lower()
-    if low.startswith(_BTREE_NAMES):
-        return "btree"
-    if low.startswith(_LSM_NAMES):
-        return "lsm"
-    return None
+engine_kind = engines.kind_of  # 'btree' for 'InnoDB-5.7.10', 'lsm' for 'MyRocks', ...; None for no engine
 
 
 def engine_scale(names) -> alt.Scale:
     """A colour scale over ``names`` (in that order) with B+trees in blues and LSMs in oranges."""
     domain = list(dict.fromkeys(str(n) for n in names))
-    used = {"btree": 0, "lsm": 0}
+    used = dict.fromkeys(SHADES, 0)
     colors = []
     for name in domain:
         kind = engine_kind(name)
@@ -224,7 +212,7 @@ def io_by_kind(frame, title: str | None = None) -> alt.Chart:
 
 def cause_scale(causes) -> alt.Scale:
     """A colour scale over the IO causes present, in ``CAUSES`` order, with the book's cause colours."""
-    from .storage import CAUSES
+    from ..storage import CAUSES
 
     present = set(causes)
     domain = [c for c in CAUSES if c in present] + sorted(present - set(CAUSES))
