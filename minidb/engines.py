@@ -47,6 +47,7 @@ class EngineSpec:
     presets: dict[str, dict] = field(default_factory=dict)  # preset name -> options
     features: frozenset[str] = frozenset()  # optional features, named by the option that turns them on or off
     report: Callable[[Engine, str], dict] = lambda engine, unit: {}  # `minidb stats`'s engine-specific sections
+    sized_like: str | None = None  # the engine whose published cache fractions it takes (None: its own name's)
     aliases: tuple[str, ...] = ()  # lower-case prefixes of other names for this kind of engine (InnoDB, MyRocks)
     shades: tuple[str, ...] = ("#7f7f7f",)  # the book's colours for engines of this kind, the family colour first
 
@@ -134,8 +135,12 @@ def get(name: str) -> EngineSpec:
 
 
 def sized_as(engine) -> str:
-    """The registered name whose cache fraction ``engine`` (a name or an opener callable) is sized by."""
-    return engine if isinstance(engine, str) and engine in REGISTRY else SIZED_AS
+    """The engine name whose published cache fractions (``minidb.scale.Reference``) size ``engine``, a registered
+    name or an opener callable."""
+    spec = REGISTRY.get(engine) if isinstance(engine, str) else None
+    if spec is None:
+        return SIZED_AS
+    return spec.sized_like or spec.name
 
 
 def detect(files) -> str | None:

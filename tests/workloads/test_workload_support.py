@@ -199,3 +199,20 @@ def test_result_needs_a_measured_phase(dict_opener):
     result = drv.result("x", ops=1)
     assert result.summary["seconds"] == 0 and math.isinf(result.summary["ops_per_sec"])
     assert math.isnan(result.summary["write_amp"])  # nothing was written
+
+
+def test_a_third_engine_needs_only_a_registry_entry(monkeypatch):
+    """What the registry promises: a new engine (here the test double) runs every workload once registered."""
+    from minidb.workloads import insert_benchmark, sysbench
+
+    double = engines.EngineSpec(
+        name="double", title="the dict test double", module="table.kv_double", function="open_dict_engine",
+        cache_option="cache_bytes", page_option="page_size", size_options=lambda s: {"cache_bytes": s.cache_bytes},
+        marker_files=("double.log",), sized_like="lsm")
+    monkeypatch.setitem(REGISTRY, "double", double)
+    result = insert_benchmark("double", rows=3000, scale="tiny")
+    assert result.summary["engine"] == "double" and result.summary["rows"] == 3000
+    assert result.summary["cache_bytes"] == insert_benchmark("lsm", rows=3000, scale="tiny").summary["cache_bytes"]
+    assert sysbench("double", table_size=500, transactions=50).summary["ops"] == 50
+    assert engines.detect(["double.log"]) == "double"
+    assert engines.sized_as("double") == "lsm"
