@@ -8,9 +8,10 @@ from .btree import open_btree
 from .errors import CorruptionError, DeviceCrashed, MiniDBError, ReadOnlyError
 from .kv import WriteBatch
 from .lsm import open_lsm
-from .storage import DeviceModel, DirDevice, IOCounts, IOStats, SimDevice
 from .schema import Schema
+from .storage import DeviceModel, DirDevice, IOCounts, IOStats, SimDevice
 from .table import Table
+from .transaction import Transaction
 
 __version__ = "0.1.0"
 
@@ -26,6 +27,7 @@ __all__ = [
     "Schema",
     "SimDevice",
     "Table",
+    "Transaction",
     "WriteBatch",
     "data",
     "open_btree",

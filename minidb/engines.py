@@ -23,7 +23,6 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
 from typing import TYPE_CHECKING
 
 from .kv import Engine

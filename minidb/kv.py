@@ -6,7 +6,7 @@ book) uses only what ``Engine`` declares here.
 
 An engine stores several *keyspaces*, one per index of a table (``"primary"``, ``"idx_price"``, ...). Keys and
 values are ``bytes``; keys sort as unsigned bytes (``memcmp`` order), which the table layer's key encoding makes
-match the order of the columns. A keyspace exists from its first write.
+match the order of the columns.
 
 Writes are either single (``put``, ``delete``) or grouped in a ``WriteBatch`` applied atomically by ``write``:
 after a crash either all of a batch's changes are there or none is. A write is *acknowledged* when the call

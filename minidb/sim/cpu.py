@@ -15,8 +15,8 @@ What the model charges, and where each count comes from:
   looked up in the cache on the way to a key (a hash lookup and the cache miss of touching the page).
 * ``rows_encoded``/``rows_decoded``/``keys_encoded``/``keys_decoded``: the table layer's row and key codecs.
 
-Engines report the counts they keep under these names in ``stats()``; a count an engine does not report is not
-charged. What the model leaves out: the SQL layer (parsing, the handler API), the binlog, locks and latches
+Engines report the counts they keep under these names in ``work()`` (``minidb.kv.WORK``, the same names in every
+engine). What the model leaves out: the SQL layer (parsing, the handler API), the binlog, locks and latches
 contending between threads. The measured operations run in C behind a thin Python call, which is why
 ``rows_encoded`` and the like include a Python call's overhead; a server written in C++ would pay less for them
 and more for its SQL layer.
