@@ -2,11 +2,14 @@
 into the memtable, bounded by a memory or row limit, and kept small by commit in the middle; on either engine."""
 
 import pytest
+from hypothesis import settings, strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from minidb import engines
 from minidb.kv import BatchTooLarge
 from minidb.storage import SimDevice
 from minidb.transaction import Transaction
+from test_contract import open_kind
 
 BIG = {  # the memtable and the pool take a whole transaction
     "lsm": dict(memtable_bytes=64 << 20, block_size=1024, block_cache_bytes=64 << 10),
@@ -128,3 +131,66 @@ def test_context_manager_commits_or_rolls_back(db):
 def test_bad_knobs_are_named(db, option, value):
     with pytest.raises(ValueError, match=f"bad {option}="):
         Transaction(db, **{option: value})
+
+
+class TransactionMachine(RuleBasedStateMachine):
+    """A transaction with commit in the middle every ``CHUNK`` changes, against a model of what is committed and
+    what is staged, on each engine in turn."""
+
+    CHUNK = 5
+
+    @initialize(kind=st.sampled_from((*engines.NAMES, "double")))
+    def open(self, kind):
+        self.db = open_kind(kind)
+        self.committed: dict[bytes, bytes] = {}  # what the engine holds
+        self.staged: dict[bytes, bytes | None] = {}  # the open chunk's changes, in order (None: deleted)
+        self.changes = 0  # changes in the open chunk
+        self.txn = Transaction(self.db, commit_in_the_middle=self.CHUNK)
+
+    def _chunk_done(self):
+        for key, value in self.staged.items():
+            if value is None:
+                self.committed.pop(key, None)
+            else:
+                self.committed[key] = value
+        self.staged, self.changes = {}, 0
+
+    @rule(key=st.binary(min_size=1, max_size=2), value=st.one_of(st.none(), st.binary(max_size=8)))
+    def change(self, key, value):
+        if self.changes == self.CHUNK:
+            self._chunk_done()  # the transaction commits the full chunk before this change
+        if value is None:
+            self.txn.delete("t", key)
+        else:
+            self.txn.put("t", key, value)
+        self.staged[key] = value
+        self.changes += 1
+
+    @rule()
+    def commit_and_begin(self):
+        self.txn.commit()
+        self._chunk_done()
+        self.txn = Transaction(self.db, commit_in_the_middle=self.CHUNK)
+
+    @rule()
+    def rollback_and_begin(self):
+        self.txn.rollback()
+        self.staged, self.changes = {}, 0
+        self.txn = Transaction(self.db, commit_in_the_middle=self.CHUNK)
+
+    @invariant()
+    def reads_match_the_model(self):
+        seen = {**self.committed, **self.staged}
+        seen = {k: v for k, v in seen.items() if v is not None}
+        assert list(self.txn.scan("t")) == sorted(seen.items())
+        assert list(self.db.scan("t")) == sorted(self.committed.items())
+        for key in list(seen)[:3]:
+            assert self.txn.get("t", key) == seen[key]
+
+    def teardown(self):
+        if hasattr(self, "db"):
+            self.db.close()
+
+
+TransactionMachine.TestCase.settings = settings(max_examples=30, stateful_step_count=30)
+test_transaction_machine = TransactionMachine.TestCase
