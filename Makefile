@@ -15,7 +15,7 @@ install: $(INSTALLED)
 $(INSTALLED): pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip "setuptools>=77,<81" wheel
-	$(PY) -m pip install --quiet -e '.[bench]'
+	$(PY) -m pip install --quiet -e .
 	touch $@
 
 # The Cython extensions, compiled in place; rebuilt only when a .pyx or .pxd changes.
