@@ -1,0 +1,202 @@
+"""Explorable charts: a precomputed sweep embedded in the page, with sliders and dropdowns that pick what is drawn.
+
+A reader of the published book runs no Python, but the experiments are deterministic sweeps over a few parameters.
+So the book runs the sweep at build time (through the cached sweep runner), embeds the whole grid in the page, and
+lets Vega-Lite filter it in the browser: each control (a slider for an evenly spaced number, a dropdown otherwise)
+is a Vega-Lite parameter, and the drawn marks are the grid rows whose columns equal the parameters' values. The
+published points stay on the chart as fixed marks, so the reader sees where the post stands in the space they
+explore, and every grid row stays drawn faintly behind the chosen one, so the reader sees the whole space too.
+
+    chart = explorable(grid, x="cache_pct", y="reads_per_insert", controls=["change_buffer"], color="engine",
+                       published=pub)
+
+Everything is data in the chart's spec: it works in the built site with the network off (the book's bundled Vega)
+and in plain Jupyter. ``explorable`` refuses a grid whose embedded rows would pass ``MAX_EMBED_BYTES`` unless it may
+thin it (``thin=True``, the default): then it keeps every ``k``-th value of the x column and says so in
+``chart_note(chart)``, for the page to print under the chart.
+"""
+
+from __future__ import annotations
+
+import json
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+MAX_EMBED_BYTES = 1_000_000  # most bytes of grid rows one chart embeds in a page (the issue's "about 1 MB")
+SLIDER_MIN_VALUES = 4  # a numeric control with at least this many evenly spaced values gets a slider
+GHOST_COLOR = "#d0d0d0"  # every grid row, drawn behind the chosen ones
+PUBLISHED_COLOR = "#000000"  # the published points: black, whatever the engine
+CHOSEN = "chosen"  # name of the layer drawing the rows the controls pick (its Vega marks: "chosen_marks")
+PUBLISHED = "published"  # name of the layer of published points
+SIGNIFICANT_DIGITS = 4  # floats in the embedded rows: enough for a chart, and a third of the bytes of repr()
+
+
+def explorable(grid: pd.DataFrame, x: str, y: str, controls: list[str], *, color: str | None = None,
+               published: pd.DataFrame | None = None, start: dict | None = None, title: str | None = None,
+               width: int = 420, height: int = 260, max_bytes: int = MAX_EMBED_BYTES,
+               thin: bool = True) -> alt.LayerChart:
+    """A chart of ``y`` against ``x`` over the rows of ``grid`` chosen by one control per column of ``controls``.
+
+    ``start`` gives a control's first value (default: its smallest). ``published`` holds the post's points in the
+    same ``x`` and ``y`` columns (and ``color``, if given): drawn always, whatever the controls say.
+    """
+    needed = [x, y, *controls] + ([color] if color else [])
+    _require(grid, needed, "the grid")
+    if not controls:
+        raise ValueError("explorable: give at least one control column (else a plain chart does the job)")
+    if x in controls or y in controls:
+        raise ValueError(f"explorable: the axes {x!r} and {y!r} cannot also be controls")
+    rows, note = _embeddable(grid[needed], x, max_bytes, thin)
+    params, conditions = [], []
+    for column in controls:
+        param = _control(rows[column], column, (start or {}).get(column))
+        params.append(param)
+        conditions.append(alt.datum[column] == param)
+    chosen = conditions[0]
+    for cond in conditions[1:]:
+        chosen = chosen & cond
+
+    x_enc = alt.X(f"{x}:{_type(rows[x])}", title=_title(x))
+    y_enc = alt.Y(f"{y}:Q", title=_title(y))
+    detail = [alt.Detail(f"{c}:N") for c in controls + ([color] if color else [])]
+    base = alt.Chart(rows, width=width, height=height)
+    ghost = base.mark_line(color=GHOST_COLOR, point=alt.OverlayMarkDef(color=GHOST_COLOR, size=15)).encode(
+        x=x_enc, y=y_enc, detail=detail)
+    enc = {"x": x_enc, "y": y_enc, "tooltip": list(dict.fromkeys(needed))}
+    if color:
+        enc["color"] = alt.Color(f"{color}:N", title=_title(color))
+    shown = base.mark_line(point=True, strokeWidth=2.5).encode(**enc).add_params(*params).transform_filter(
+        chosen).properties(name=CHOSEN)
+    layers = [ghost, shown]
+    if published is not None and len(published):
+        _require(published, [x, y], "the published frame")
+        marks = alt.Chart(published).mark_point(shape="diamond", size=110, filled=True,
+                                                color=PUBLISHED_COLOR).properties(name=PUBLISHED).encode(
+            x=alt.X(f"{x}:{_type(rows[x])}"), y=alt.Y(f"{y}:Q"),
+            tooltip=[c for c in (x, y, color) if c and c in published.columns])
+        layers.append(marks)
+    # usermeta is Vega-Lite's place for a tool's own data: the note travels with the spec, unseen by the renderer
+    return alt.layer(*layers, title=title or alt.Undefined, usermeta={"minidb": {"note": note}})
+
+
+def chart_note(chart) -> str:
+    """What the page should say about the embedded grid: '' when it is whole, else how it was thinned."""
+    meta = chart.to_dict().get("usermeta", {})
+    return meta.get("minidb", {}).get("note", "")
+
+
+def embedded_rows(chart) -> list[dict]:
+    """The grid rows embedded in ``chart``'s spec (the data of its first layer), as a reader's browser gets them."""
+    spec = chart.to_dict()
+    name = spec["layer"][0]["data"]["name"] if "data" in spec["layer"][0] else spec["data"]["name"]
+    return spec["datasets"][name]
+
+
+def bound_params(chart) -> dict[str, dict]:
+    """``{parameter name: its bind spec}`` of every control in ``chart``'s spec."""
+    spec = chart.to_dict()
+    out = {}
+    for layer in spec.get("layer", []):
+        for p in layer.get("params", []):
+            if "bind" in p:
+                out[p["name"]] = p["bind"]
+    for p in spec.get("params", []):
+        if "bind" in p:
+            out[p["name"]] = p["bind"]
+    return out
+
+
+# -- the controls ---------------------------------------------------------------------------------------------------
+def _control(values: pd.Series, column: str, start) -> alt.Parameter:
+    """A parameter named after ``column``, bound to a slider (evenly spaced numbers) or a dropdown."""
+    distinct = sorted(values.dropna().unique().tolist(), key=_sort_key)
+    if start is None:
+        start = distinct[0]
+    elif start not in distinct:
+        raise ValueError(f"explorable: start value {start!r} of {column!r} is not in the grid ({distinct})")
+    name = _param_name(column)
+    step = _even_step(distinct)
+    if step is not None:
+        bind = alt.binding_range(min=distinct[0], max=distinct[-1], step=step, name=f"{_title(column)} ")
+    else:
+        bind = alt.binding_select(options=distinct, labels=[str(v) for v in distinct], name=f"{_title(column)} ")
+    return alt.param(name=name, value=_plain(start), bind=bind)
+
+
+def _even_step(values: list) -> float | None:
+    """The step of evenly spaced numeric ``values`` (at least ``SLIDER_MIN_VALUES`` of them), else None."""
+    if len(values) < SLIDER_MIN_VALUES or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                   for v in values):
+        return None
+    steps = np.diff(np.asarray(values, dtype=float))
+    if np.allclose(steps, steps[0], rtol=1e-9, atol=0):
+        step = float(steps[0])
+        return int(step) if step.is_integer() else step
+    return None
+
+
+def _param_name(column: str) -> str:
+    """A Vega-safe parameter name for ``column`` (Vega signal names are identifiers)."""
+    safe = "".join(ch if ch.isalnum() else "_" for ch in column)
+    return f"pick_{safe}"
+
+
+# -- the embedded rows ------------------------------------------------------------------------------------------
+def _embeddable(frame: pd.DataFrame, x: str, max_bytes: int, thin: bool) -> tuple[pd.DataFrame, str]:
+    """``frame`` with floats rounded, thinned along ``x`` if its JSON passes ``max_bytes``; and a note saying so."""
+    rows = frame.copy()
+    for column in rows.columns:
+        if pd.api.types.is_float_dtype(rows[column]):
+            rows[column] = rows[column].map(lambda v: float(f"{v:.{SIGNIFICANT_DIGITS}g}") if pd.notna(v) else v)
+    size = _json_bytes(rows)
+    if size <= max_bytes:
+        return rows.reset_index(drop=True), ""
+    if not thin:
+        raise ValueError(f"explorable: the grid would embed {size:,} bytes, over the {max_bytes:,} allowed; "
+                         f"pass thin=True or a coarser grid")
+    xs = sorted(rows[x].unique().tolist(), key=_sort_key)
+    every = 2
+    while True:
+        keep = set(xs[::every]) | {xs[-1]}
+        thinned = rows[rows[x].isin(keep)]
+        if _json_bytes(thinned) <= max_bytes or len(keep) <= 2:
+            break
+        every += 1
+    if _json_bytes(thinned) > max_bytes:
+        raise ValueError(f"explorable: even two values of {x!r} embed {_json_bytes(thinned):,} bytes, over "
+                         f"{max_bytes:,}: use fewer control values")
+    note = (f"The page embeds {len(keep)} of the grid's {len(xs)} values of {_title(x)} (every {every}th, and the "
+            f"last) to stay under {max_bytes // 1000:,} KB.")
+    return thinned.reset_index(drop=True), note
+
+
+def _json_bytes(frame: pd.DataFrame) -> int:
+    return len(json.dumps(frame.to_dict(orient="records"), separators=(",", ":"), default=str))
+
+
+# -- small helpers --------------------------------------------------------------------------------------------------
+def _require(frame: pd.DataFrame, columns, what: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(f"explorable: {what} has no column {missing[0]!r} (columns: {', '.join(frame.columns)})")
+
+
+def _type(series: pd.Series) -> str:
+    return "Q" if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series) else "N"
+
+
+def _plain(value):
+    """A value JSON can hold (numpy scalars become Python numbers)."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def _sort_key(value):
+    return (0, value, "") if isinstance(value, (int, float)) and not isinstance(value, bool) else (1, 0, str(value))
+
+
+def _title(column: str) -> str:
+    from .charts import axis_title
+
+    return axis_title(column)
