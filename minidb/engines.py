@@ -11,6 +11,8 @@ A workload, a command or an experiment names an engine; this module turns the na
   and the engine's optional features (``spec.supports("change_buffer")``);
 * **book**: the other names that stand for each engine (InnoDB, MyRocks; ``kind_of``) and its colours in charts;
 * **report**: the sections ``minidb stats`` adds for the engine (the LSM's compaction stats tables);
+* **size**: the bytes that hold the data, not the logs (``spec.data_bytes(engine)``): what a size comparison
+  compares;
 * **choices**: ``NAMES`` for the command line and the experiments, ``DEFAULT`` for the CLI.
 
 ``open_engine`` also accepts an opener callable ``opener(device, *, cache_bytes, clock, **options) -> Engine``:
@@ -46,6 +48,7 @@ class EngineSpec:
     presets: dict[str, dict] = field(default_factory=dict)  # preset name -> options
     features: frozenset[str] = frozenset()  # optional features, named by the option that turns them on or off
     report: Callable[[Engine, str], dict] = lambda engine, unit: {}  # `minidb stats`'s engine-specific sections
+    data_bytes: Callable[[Engine], int] = lambda engine: 0  # bytes holding the data, not the logs (see below)
     sized_like: str | None = None  # the engine whose published cache fractions it takes (None: its own name's)
     aliases: tuple[str, ...] = ()  # lower-case prefixes of other names for this kind of engine (InnoDB, MyRocks)
     shades: tuple[str, ...] = ("#7f7f7f",)  # the book's colours for engines of this kind, the family colour first
@@ -94,6 +97,19 @@ def _compaction_stats(engine, unit: str) -> dict:
     }
 
 
+def _btree_data_bytes(engine) -> int:
+    """The B+tree's tablespace file, free pages included, as ``du`` sees InnoDB's (also after ``close``)."""
+    from .btree.tablespace import FILE
+
+    return engine.device.size(FILE)
+
+
+def _lsm_data_bytes(engine) -> int:
+    """The LSM's sorted files (what is still in its memtables is in the WAL, whose size the memtable bounds); also
+    after ``close``."""
+    return engine.stats()["sst_bytes"]
+
+
 REGISTRY: dict[str, EngineSpec] = {
     "btree": EngineSpec(
         name="btree", title="B+tree (InnoDB-like)", module="minidb.btree", function="open_btree",
@@ -103,6 +119,7 @@ REGISTRY: dict[str, EngineSpec] = {
         # seed 000: "sync on commit was disabled for the database redo log"; seed 002: the default, synced.
         presets={"no-sync": {"redo_sync": "none"}, "sync-on-commit": {"redo_sync": "commit"}},
         features=frozenset({"change_buffer", "doublewrite"}),
+        data_bytes=_btree_data_bytes,
         aliases=("innodb", "btree", "b+tree", "b-tree"),
         shades=("#1f5fa8", "#5b8fd0", "#9cbde6", "#0b3a6f"),  # blues
     ),
@@ -116,6 +133,7 @@ REGISTRY: dict[str, EngineSpec] = {
         presets={"no-sync": {"wal_sync": "none"}, "sync-on-commit": {"wal_sync": "write"}},
         features=frozenset({"compression"}),
         report=_compaction_stats,
+        data_bytes=_lsm_data_bytes,
         aliases=("myrocks", "rocksdb", "lsm", "leveldb"),
         shades=("#d9591b", "#f0913f", "#f6bd85", "#8f3408"),  # oranges
     ),

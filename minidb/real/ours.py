@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import engines
 from ..kv import WriteBatch
 from ..storage import SimDevice
 from .counts import LoadCounts
@@ -21,15 +22,10 @@ class MinidbLoader:
     """Our ``engine`` ("lsm" or "btree") opened with ``options`` on a fresh ``SimDevice``, its keyspaces created."""
 
     def __init__(self, engine: str, keyspaces: list[tuple[str, bool]], **options) -> None:
-        from ..btree import open_btree
-        from ..lsm import open_lsm
-
-        openers = {"lsm": open_lsm, "btree": open_btree}
-        if engine not in openers:
-            raise ValueError(f"unknown engine {engine!r}: use lsm or btree")
+        self.spec = engines.get(engine)  # the registry's account of the engine (ValueError if unknown)
         self.name = f"minidb-{engine}"  # name in result tables
         self.device = SimDevice()  # holds the files and counts every IO
-        self.db = openers[engine](self.device, **options)  # the engine
+        self.db = self.spec.open(self.device, **options)  # the engine
         for name, unique in keyspaces:
             self.db.create_keyspace(name, unique=unique)
 
@@ -42,19 +38,20 @@ class MinidbLoader:
 
     def finish(self, rows: int, logical_bytes: int) -> LoadCounts:
         """Close the engine (flushing memtables, finishing compactions) and read the device's counters."""
-        self.db.close()
+        self.db.flush()
+        self.db.close()  # lets the compactions in flight finish: their bytes count, as RocksDB's do after settling
         # the LSM's levels in RocksDB's "Compaction Stats" layout, to set beside RocksDB's own
-        report = self.db.compaction_stats_text(unit="MB") if hasattr(self.db, "compaction_stats_text") else ""
+        report = self.spec.report(self.db, "MB").get("compaction_stats_text", {}).get("default", "")
+        size = self.spec.data_bytes(self.db)
         stats = self.device.stats
         total = stats.total()
         written = {}
         for (kind, cause), what in WRITE_CAUSES.items():
             written[what] = written.get(what, 0) + stats.total(kind=kind, cause=cause).write_bytes
         written["other"] = total.write_bytes - sum(written.values())
-        data_files = [n for n in self.device.list() if n.endswith((".sst", ".ibd"))]
         return LoadCounts(
             engine=self.name, rows=rows, logical_bytes=logical_bytes, bytes_written=total.write_bytes,
             bytes_read=total.read_bytes, read_requests=total.reads,
-            size_bytes=sum(self.device.size(n) for n in data_files), seconds=0.0,
+            size_bytes=size, seconds=0.0,
             written={k: v for k, v in written.items() if v}, report=report,
         )

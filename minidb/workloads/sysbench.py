@@ -70,7 +70,7 @@ def sysbench(engine="lsm", table_size: int | None = None, transactions: int | No
                        clients=clients, cores=cores, interval=interval, engine_options=engine_options)
     sb = [drv.table(schema(i + 1)) for i in range(tables)]
     for table in sb:
-        _load(drv, table, table_size, rng)
+        prepare(drv, table, table_size, rng)
     run = _Events(sb, table_size, rng)
     event = {"point-select": run.point_select, "read-write": lambda: run.read_write(drv),
              "update-index": run.update_index, "insert": run.insert}[mode]
@@ -86,7 +86,7 @@ def sysbench(engine="lsm", table_size: int | None = None, transactions: int | No
                       params=dict(mode=mode, tables=tables, table_size=table_size, transactions=transactions))
 
 
-def _load(drv: Driver, table, table_size: int, rng: np.random.Generator) -> None:
+def prepare(drv: Driver, table, table_size: int, rng: np.random.Generator) -> None:
     """sysbench prepare: rows 1..table_size in id order, k uniform, c and pad random digit groups."""
     for start in range(1, table_size + 1, LOAD_ROWS_PER_COMMIT):
         n = min(LOAD_ROWS_PER_COMMIT, table_size - start + 1)

@@ -133,8 +133,7 @@ def tpcc(engine="lsm", warehouses: int | None = None, transactions: int | None =
     pop = Population(warehouses, size.items, size.customers_per_district, rng)
     drv = Driver.sized(engine, _db_bytes(pop), reference or size.reference, cache_bytes, seed=seed, device=device,
                        storage=storage, clients=clients, cores=cores, interval=interval, engine_options=engine_options)
-    tables = {name: drv.table(s) for name, s in SCHEMAS.items()}
-    _Loader(drv, tables, pop, rng).load()
+    tables = _populate(drv, pop, rng)
     txns = _Transactions(drv, tables, pop, rng)
     kinds = rng.random(transactions) < NEW_ORDER_SHARE
     drv.start_measuring()
@@ -147,6 +146,20 @@ def tpcc(engine="lsm", warehouses: int | None = None, transactions: int | None =
                       params=dict(warehouses=warehouses, transactions=transactions, items=pop.items,
                                   customers_per_district=pop.customers),
                       rates={"new_orders": txns.new_orders}, extra={"rollbacks": txns.rollbacks})
+
+
+def load(drv: Driver, warehouses: int, *, scale: str | None = None, seed: int = 0) -> dict:
+    """Create the TPC-C tables on ``drv``'s engine and load ``warehouses`` warehouses' initial population (what
+    ``tpcc`` loads before its transactions, row for row); returns {table name: Table}."""
+    size = scales.tpcc(scale)
+    rng = np.random.default_rng(seed)
+    return _populate(drv, Population(int(warehouses), size.items, size.customers_per_district, rng), rng)
+
+
+def _populate(drv: Driver, pop: Population, rng: np.random.Generator) -> dict:
+    tables = {name: drv.table(s) for name, s in SCHEMAS.items()}
+    _Loader(drv, tables, pop, rng).load()
+    return tables
 
 
 def estimated_db_bytes(warehouses: int, scale: str | None = None, seed: int = 0) -> float:

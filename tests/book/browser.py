@@ -14,8 +14,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from minidb import charts
-from minidb.explorable import CHOSEN
+from minidb.book import charts
+from minidb.book.explorable import CHOSEN
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")  # None where it is not installed
 

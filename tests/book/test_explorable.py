@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from browser import CHROMIUM, drawn_after
-from minidb.explorable import (MAX_EMBED_BYTES, bound_params, chart_note, embedded_rows, explorable)
+from minidb.book.explorable import (MAX_EMBED_BYTES, bound_params, chart_note, embedded_rows, explorable)
 
 
 def grid() -> pd.DataFrame:

@@ -1,0 +1,59 @@
+"""Finding F5 at tiny: where the bytes go (page fill, compression, old versions, column families)."""
+
+from __future__ import annotations
+
+import pytest
+
+from minidb.experiments import f5_space as f5
+from minidb.experiments.claims import failing
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    return f5.run("tiny", cache_dir=tmp_path_factory.mktemp("cache"), progress=False)
+
+
+def test_claims_that_must_hold_at_tiny_hold(runs):
+    assert failing(f5.claims(runs), "tiny") == []
+
+
+def test_every_size_configuration_loads_the_same_logical_bytes(runs):
+    sizes = runs["sizes"]
+    assert list(sizes.config) == list(f5.SIZE_CONFIGS)
+    assert sizes.logical_bytes.nunique() == 1
+
+
+def test_a_full_fill_factor_makes_a_smaller_btree(runs):
+    r = f5.ratios(runs)
+    assert r["btree fill 100%"] < r["btree"] == 1.0
+
+
+def test_zstd_at_the_bottom_lands_between_lz4_and_zstd_everywhere(runs):
+    r = f5.ratios(runs)
+    assert r["lsm zstd"] <= r["lsm lz4 + zstd bottommost"] <= r["lsm lz4"]
+
+
+def test_random_leaves_are_emptier_than_key_order_leaves_at_every_fill_factor(runs):
+    fill = runs["fill"]
+    for _, rows in fill.groupby("fill_factor"):
+        by_order = rows.groupby("order").leaf_fill.mean()
+        assert by_order["random"] < by_order["key order"]
+
+
+def test_the_space_series_starts_at_one_and_covers_the_run(runs):
+    space = runs["space"]
+    for engine, rows in space.groupby("engine"):
+        assert rows.relative.iloc[0] == 1.0, engine
+        assert rows.updated.iloc[-1] == rows.updates.iloc[0], engine
+
+
+def test_each_column_family_reports_its_own_bytes_and_stats(runs):
+    cf = runs["column_families"].iloc[0]
+    assert cf.cf1_bytes > cf.cf2_bytes > 0  # the primary key carries the rows
+    assert "Compaction Stats [cf1]" in cf.cf1_stats and "Compaction Stats [cf2]" in cf.cf2_stats
+
+
+def test_the_published_tables_are_all_there():
+    pub = f5.published()
+    assert {"tpcc", "cloud", "linkbench", "insert_benchmark", "cf_compaction_stats"} <= set(pub)
+    assert (pub["cf_compaction_stats"].cf.unique().tolist()) == ["cf1", "cf2"]
