@@ -22,6 +22,8 @@ compactions it ran, which is what a workload alternating between the two phases 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -79,11 +81,11 @@ def run_pass(name: str, table_size: int, rw_events: int, reads: int, stops: int 
         if settle:
             drv.engine.compact_level0()
         shape = _shape(drv.engine) if engine == "lsm" else {}
-        before = _read_counters(drv.engine)
+        before = _read_counters(engine, drv.engine)
         with drv.step(ops=reads):
             for _ in range(reads):
                 run.point_select()
-        after = _read_counters(drv.engine)
+        after = _read_counters(engine, drv.engine)
         d = {k: after[k] - before[k] for k in after}
         rows.append({"engine": engine, "stop": stop, "events": done, **shape, "gets": reads, **_per_get(d, reads)})
     return pd.DataFrame(rows)
@@ -97,10 +99,10 @@ def _shape(engine) -> dict:
             "immutable_memtables": s["immutable_memtables"], "l0_files": s["l0_files"], "sst_files": s["sst_files"]}
 
 
-def _read_counters(engine) -> dict:
-    """Cumulative counters of what gets touched, under one set of names for both engines (a sysbench point select
-    is one get of the primary index)."""
-    if engine.__class__.__name__ == "BTreeEngine":  # pages visited and read; no file is probed, nothing filtered
+def _read_counters(kind: str, engine) -> dict:
+    """Cumulative counters of what gets touched in ``engine`` (of ``kind`` "lsm" or "btree"), under one set of
+    names for both (a sysbench point select is one get of the primary index)."""
+    if kind == "btree":  # pages visited and read; no file is probed, nothing filtered
         bp = engine.stats(trees=False)["buffer_pool"]
         return {"tables": 0, "bloom": 0, "bloom_fp": 0, "visited": bp["read_requests"], "read": bp["reads"],
                 "hits": bp["hits"], "misses": bp["reads"]}
@@ -118,7 +120,8 @@ def _per_get(d: dict, gets: int) -> dict:
             "cache_hit_rate": d["hits"] / lookups if lookups else math.nan}
 
 
-def run(scale: str | None = None, *, seed: int = 0, executor=None, cache_dir=None, progress: bool = True) -> pd.DataFrame:
+def run(scale: str | None = None, *, seed: int = 0, executor=None, cache_dir=None,
+        progress: bool = True) -> pd.DataFrame:
     """The three passes at ``scale``: one row per (pass, stop) with ``COLUMNS``."""
     table_size, events, reads = SIZES[scales.current(scale)]
     points = [dict(name=p, table_size=table_size, rw_events=events, reads=reads, seed=seed) for p in PASSES]

@@ -4,10 +4,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minidb.kv import WriteBatch
 from minidb.lsm.shape import EVENT_COLUMNS, ShapeRecorder, render, watch
 from minidb.sim import Clock
-from minidb.storage import SimDevice, preset
+from minidb.storage import preset
 
 from .lsm_helpers import insert_benchmark_batches, open_tiny
 
