@@ -51,7 +51,8 @@ INTERVALS = 300
 SLOW_FRACTION = 0.5  # an interval below this share of the run's median rate is "slowed"
 STOPPED_FRACTION = 0.5  # an interval that spent this share of its length stopped is "stopped"
 # Rows inserted per scale. The L0 slowdown trigger of 10 files is reached only once the base level is large enough
-# that merging L0 into it takes longer than a few flushes: from a few hundred thousand rows on (see the chapter).
+# that merging L0 into it takes longer than a few flushes: the small scale's rows reach it, the tiny scale's do not
+# (its claim says so), and a run of small's size costs well under a minute of CPU for the three configurations.
 ROWS = {"tiny": 20_000, "small": 400_000, "large": 2_000_000}
 # Width of the fine intervals each run records, from which the common intervals are summed (seconds).
 FINE_WIDTH = {"tiny": 1e-5, "small": 1e-4, "large": 1e-3}
