@@ -11,6 +11,11 @@ Everything here runs inside client calls (the engine is single-threaded, see job
   ``max_background_jobs`` (RocksDB gives flushes ``max(1, jobs // 4)`` slots and compactions the rest, at least 1);
   one flush and one compaction per column family at a time.
 
+**Listeners** (the ``listeners`` option, RocksDB's EventListener): once a job is installed, each listener's
+``on_flush_completed(engine, job)`` or ``on_compaction_completed(engine, job)`` is called with the installed ``Job``
+(jobs.py: what was written or merged, why it was picked, its simulated start and end), the engine already showing
+the new shape. A listener must only look: it is called in the middle of a client's write.
+
 **Background errors** (RocksDB after its 2018 fix, seed 004): an OSError in a flush or a compaction (a full disk)
 deletes the job's partial output and puts the engine in a read-only state: every write raises ReadOnlyError naming
 the failed job, reads still work, and nothing already acknowledged is lost (sealed memtables stay in memory and in
@@ -184,6 +189,15 @@ class BackgroundMixin:
                 self.counters["compactions"] += 1
                 for f in c.input_files:
                     self._obsolete_file(f.number)
+        self._notify(job)
+
+    def _notify(self, job) -> None:
+        """Tell every listener that ``job`` was installed."""
+        method = "on_flush_completed" if job.kind == "flush" else "on_compaction_completed"
+        for listener in self.db.listeners:
+            hook = getattr(listener, method, None)
+            if hook is not None:
+                hook(self, job)
 
     def _release(self, job) -> None:
         if job.kind == "flush":

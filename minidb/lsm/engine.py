@@ -345,6 +345,22 @@ class LSMEngine(BackgroundMixin, Engine):
                 families = list(self.cfs.values())
             lo, hi = begin, end
         self._flush_all()
+        self._compact_manually(families, lo, hi, level0_only=False)
+
+    def compact_level0(self) -> None:
+        """Flush the memtables, then merge every L0 file into the level below (RocksDB issue 427's proposal for a
+        workload that turns read-only: a get then probes no memtable entries and no L0 file).
+
+        Leveled families merge L0 into their base level and leave the deeper levels alone; a universal family has
+        no level to merge L0 into short of a full merge, so it is compacted whole, as by ``compact_range``.
+        """
+        self._check_writable()
+        self._flush_all()
+        self._compact_manually(list(self.cfs.values()), None, None, level0_only=True)
+
+    def _compact_manually(self, families, lo: bytes | None, hi: bytes | None, *, level0_only: bool) -> None:
+        """Run manual compaction steps over ``[lo, hi]`` of ``families``, no automatic compaction meanwhile; with
+        ``level0_only`` a leveled family stops once its L0 holds no file."""
         self._manual = True
         try:
             self._wait_for(lambda: not self._jobs)
@@ -352,6 +368,8 @@ class LSMEngine(BackgroundMixin, Engine):
                 while True:
                     if family.options.compaction == "universal":
                         c = manual_universal(family.id, family.version, family.options)
+                    elif level0_only and not family.version.levels[0]:
+                        c = None
                     else:
                         c = manual_steps(family.id, family.version, family.options, lo, hi)
                     if c is None:

@@ -2,8 +2,8 @@
 
 ``open_lsm(device, **options)`` takes two kinds of keyword:
 
-* **database options** (``DBOptions``): the WAL sync policy, the block cache, the clock, background jobs, the
-  teaching switch for the 2018 disk-full bug, and the layout of column families and keyspaces;
+* **database options** (``DBOptions``): the WAL sync policy, the block cache, the clock, background jobs, event
+  listeners, the teaching switch for the 2018 disk-full bug, and the layout of column families and keyspaces;
 * **column family options** (``CFOptions``): memtable, SST format, compression, compaction shape and triggers. Given
   to ``open_lsm`` they are the defaults of every column family; ``column_families={"cf1": {...}}`` overrides them
   per family (RocksDB's ``rocksdb_override_cf_options``).
@@ -86,8 +86,12 @@ class DBOptions:
     reproduce_2018_disk_full_bug: bool = False  # teaching: acknowledge writes the engine drops (seed 004)
     column_families: dict = None  # {name: {CF option: value}} for each family besides "default"
     keyspace_cf: dict = None  # {keyspace: column family name}; unlisted keyspaces go to "default"
+    # Objects told of every installed flush and compaction (RocksDB's EventListener): each has
+    # on_flush_completed(engine, job) and/or on_compaction_completed(engine, job), see background.py.
+    listeners: tuple = ()
 
 
+LISTENER_METHODS = ("on_flush_completed", "on_compaction_completed")  # what a listener may implement
 CF_FIELDS = {f.name for f in fields(CFOptions)}
 DB_FIELDS = {f.name for f in fields(DBOptions)}
 
@@ -163,6 +167,13 @@ def check_db(db: DBOptions) -> None:
     _check_int("compaction_readahead_size", db.compaction_readahead_size, 1)
     _check_int("writable_file_max_buffer_size", db.writable_file_max_buffer_size, 1)
     _check_bool("reproduce_2018_disk_full_bug", db.reproduce_2018_disk_full_bug)
+    if isinstance(db.listeners, list):
+        object.__setattr__(db, "listeners", tuple(db.listeners))
+    if not isinstance(db.listeners, tuple):
+        raise ValueError(f"bad option listeners={db.listeners!r}: a tuple of listener objects")
+    for listener in db.listeners:
+        if not any(callable(getattr(listener, m, None)) for m in LISTENER_METHODS):
+            raise ValueError(f"bad option listeners: {listener!r} has none of {', '.join(LISTENER_METHODS)}")
     if db.clock is not None and not all(hasattr(db.clock, a) for a in ("now", "advance", "wait_until",
                                                                         "job_duration")):
         raise ValueError(f"bad option clock={db.clock!r}: must be a minidb.sim.Clock (or None)")

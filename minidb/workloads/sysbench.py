@@ -71,7 +71,7 @@ def sysbench(engine="lsm", table_size: int | None = None, transactions: int | No
     sb = [drv.table(schema(i + 1)) for i in range(tables)]
     for table in sb:
         prepare(drv, table, table_size, rng)
-    run = _Events(sb, table_size, rng)
+    run = Events(sb, table_size, rng)
     event = {"point-select": run.point_select, "read-write": lambda: run.read_write(drv),
              "update-index": run.update_index, "insert": run.insert}[mode]
     drv.start_measuring()
@@ -98,7 +98,7 @@ def prepare(drv: Driver, table, table_size: int, rng: np.random.Generator) -> No
                     table.insert(row, txn)
 
 
-class _Events:
+class Events:
     """The queries of each mode, against uniformly chosen tables and ids."""
 
     def __init__(self, tables: list, table_size: int, rng: np.random.Generator) -> None:

@@ -96,6 +96,10 @@ SPECS: dict[str, Table | Quoted] = {
     "insert_benchmark_devices": Quoted(rows=2),
     "insert_benchmark_caches": Quoted(rows=3),
     "myrocks_l0_slowdown": Quoted(rows=1),
+    "compaction_stall_series": Quoted(rows=2),
+    "insert_rate_series_by_compaction": Quoted(rows=1),
+    "read_only_variance": Quoted(rows=1),
+    "myrocks_default_sizes": Quoted(rows=1),
     "tpcc_memory_sweep": Table(rows=22, views=(
         _tpcc("tps", "average throughput for each engine for different memory settings",
               "This is where MyRocks behaves differently"),
@@ -106,6 +110,7 @@ SPECS: dict[str, Table | Quoted] = {
              header="Memory, GB engine us sys wa id", region=("In tabular form", "MyRocks uses a lot of CPU")),
     )),
     "tpcc_data_size": Quoted(rows=5, exempt=("measured",)),
+    "tpcc_throughput_jitter": Quoted(rows=1),
     "linkbench_page_size": Table(rows=4, views=(
         View(lambda r: f"{r['engine']} {r['page_size_kb']}kb {r['tps']} {r['wkb_per_txn']}",
              header="Page-size TPS iostat-wKB/t"),
@@ -122,6 +127,7 @@ SPECS: dict[str, Table | Quoted] = {
              header="cachesize IOPS engine avg TPS"),
     )),
     "cloud_data_size": Quoted(rows=2),
+    "cloud_throughput_variance": Quoted(rows=2),
     "cloud_volume_limits": Quoted(rows=2),
     "cloud_scaling_data_size": Quoted(rows=2),
     "gp2_iops_by_size": Quoted(rows=3),
@@ -237,7 +243,7 @@ def test_sources_row_is_complete(name):
 UNIT_SUFFIXES = ("_per_sec", "_gb", "_mb", "_kb", "_pct", "_per_year", "_per_insert", "_per_txn", "_files", "_sec",
                  "tps", "iops")  # a number's column name ends with its unit ...
 # ... or it counts something, or is a ratio.
-COUNTS = {"clients", "files", "files_compacting", "comp_cnt", "keys_in", "keys_dropped", "score", "w_amp"}
+COUNTS = {"clients", "rows", "files", "files_compacting", "comp_cnt", "keys_in", "keys_dropped", "score", "w_amp"}
 
 
 @pytest.mark.parametrize("name", data.names())

@@ -1,0 +1,67 @@
+"""``minidb lsm-shape``: watch an LSM's levels change, flush by flush and compaction by compaction.
+
+    minidb lsm-shape --rows 2e4                       # every job of a 20,000-row insert benchmark load
+    minidb lsm-shape --rows 1e5 --compaction universal --every 10 --limit 20
+    minidb lsm-shape --rows 5e4 --slowdown-trigger 10 --csv shape.csv
+
+For each flush or compaction: what it read and wrote, why the picker chose it, the files and bytes of every level
+just after it, and the write amplification so far (``minidb.lsm.shape``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..units import count_arg
+from .run import DEVICE_CHOICES
+
+
+def register(subparsers) -> None:
+    """Add the ``lsm-shape`` subcommand."""
+    p = subparsers.add_parser(
+        "lsm-shape", help="print an LSM's shape after each flush and compaction of a load",
+        description="Insert insert-benchmark rows into a fresh LSM on a simulated device and print, after every "
+        "flush and compaction, what it did, why it was picked, the files and bytes per level and the running "
+        "write amplification.",
+    )
+    p.add_argument("--rows", type=count_arg, default=20_000, help="rows inserted, e.g. 1e5 (default 20000)")
+    p.add_argument("--compaction", choices=("leveled", "universal"), default="leveled",
+                   help="compaction style (default leveled)")
+    p.add_argument("--slowdown-trigger", type=count_arg, metavar="FILES",
+                   help="level0_slowdown_writes_trigger (default the engine's, 20)")
+    p.add_argument("--stop-trigger", type=count_arg, metavar="FILES",
+                   help="level0_stop_writes_trigger (default the engine's, 36)")
+    p.add_argument("--device", choices=DEVICE_CHOICES, default="nvme",
+                   help="device model timing the background jobs (default nvme)")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the rows (default 0)")
+    p.add_argument("--every", type=count_arg, default=1, metavar="N", help="print every N-th job (default 1)")
+    p.add_argument("--limit", type=count_arg, metavar="N", help="print at most N jobs")
+    p.add_argument("--csv", metavar="FILE", help="also write the shape after each job to FILE (one row per level)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load, print the log; exit code 2 on a bad value."""
+    from ..lsm.shape import render, watch
+
+    options = {}
+    if args.slowdown_trigger is not None:
+        options["level0_slowdown_writes_trigger"] = args.slowdown_trigger
+    if args.stop_trigger is not None:
+        options["level0_stop_writes_trigger"] = args.stop_trigger
+    try:
+        if args.every < 1 or (args.limit is not None and args.limit < 1):
+            raise ValueError("--every and --limit must be >= 1")
+        log = watch(args.rows, compaction=args.compaction, seed=args.seed, device=args.device, **options)
+    except ValueError as e:
+        print(f"minidb lsm-shape: error: {e}", file=sys.stderr)
+        return 2
+    print(render(log, every=args.every, limit=args.limit))
+    events = log.events()
+    print(f"{len(events)} jobs: {(events.kind == 'flush').sum()} flushes, {(events.kind == 'compaction').sum()} "
+          f"compactions, {(events.kind == 'trivial-move').sum()} trivial moves; write-amp "
+          f"{events.write_amp.iloc[-1]:.2f}")
+    if args.csv:
+        log.levels().merge(events, on="event").to_csv(args.csv, index=False)
+    return 0

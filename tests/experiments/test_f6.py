@@ -1,0 +1,65 @@
+"""Finding F6 at the tiny scale: the insert benchmark's per-interval series under three LSM configurations."""
+
+import numpy as np
+import pytest
+
+from minidb.experiments import claims as claims_mod
+from minidb.experiments import f6_stalls as f6
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return f6.run("tiny", cache_dir=False, progress=False, executor=False)
+
+
+def test_one_row_per_configuration_and_a_series_for_each(tiny):
+    assert list(tiny.columns) == list(f6.SUMMARY)
+    assert tiny.config.tolist() == list(f6.CONFIGS)
+    series = tiny.attrs["series"]
+    assert list(series.columns) == list(f6.SERIES)
+    assert set(series.state) <= {"normal", "slowed", "stopped", "partial"}
+    for _, row in tiny.iterrows():
+        s = series[series.config == row.config]
+        whole = s[s.state != "partial"]
+        assert len(whole) == row.intervals
+        assert row.slowed_intervals + row.stopped_intervals <= row.intervals
+        # every row inserted shows up in some interval
+        assert (s.ops_per_sec * row.interval_seconds).sum() == pytest.approx(row.rows, rel=0.02)
+
+
+def test_the_claims_that_must_hold_at_tiny_hold(tiny):
+    assert claims_mod.failing(f6.claims(tiny), "tiny") == []
+
+
+def test_stalls_are_counted_by_cause(tiny):
+    for _, row in tiny.iterrows():
+        assert row.writes_stopped == row.writes_stopped_memtable + row.writes_stopped_level0
+        assert row.stalled_seconds <= row.seconds
+
+
+def test_classify_at_the_boundaries():
+    # four fine intervals per interval of 1 s: rates 4 (x5), 1.9 (slowed: < half of the median 4), 2 (not slowed)
+    ops = np.array([1, 1, 1, 1] * 5 + [0.5, 0.5, 0.45, 0.45] + [0.5] * 4, dtype=float)
+    stalled = np.zeros(len(ops))
+    out = f6.classify(ops, stalled, 4, 0.25)
+    assert out.state.tolist() == ["normal"] * 5 + ["slowed", "normal"]
+    stalled[:2] = 0.125  # 0.25 s of the first interval: not yet half of it
+    stalled[4:8] = 0.125  # 0.5 s of the second: half of it, stopped
+    assert f6.classify(ops, stalled, 4, 0.25).state.tolist()[:2] == ["normal", "stopped"]
+
+
+def test_a_last_short_interval_is_partial_and_left_out():
+    out = f6.classify(np.ones(10), np.zeros(10), 4, 0.25)
+    assert out.state.tolist() == ["normal", "normal", "partial"]
+    assert out.ops_per_sec.tolist() == pytest.approx([4.0, 4.0, 4.0])
+
+
+def test_published_is_the_seed_table_by_client_count():
+    pub = f6.published()
+    assert sorted(pub.clients.unique()) == [1, 2, 4, 8, 12, 16]
+    assert f6.published_rate("leveled") == 134998 and f6.published_rate("universal") == 252207
+
+
+def test_an_unknown_configuration_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown configuration 'tiered'"):
+        f6.run_point("tiered", 100, 1e-4)
