@@ -21,6 +21,7 @@ from minidb.sim import Clock
 
 from .background import BackgroundMixin
 from .block_cache import BlockCache
+from .bulk_load import bulk_load
 from .compaction_picker import manual_steps
 from .db_iter import user_entries
 from .dbformat import seek_key
@@ -44,7 +45,7 @@ COUNTERS = WORK_UNITS + (
     "flushes", "compactions", "trivial_moves", "background_errors", "stall_writes_stopped",
     "stall_writes_slowed", "stall_seconds", "stall_stop_memtable", "stall_stop_level0", "stall_stop_pending-bytes",
     "stall_slowdown_level0", "stall_slowdown_pending-bytes", "lost_acked_writes", "lost_acked_batches",
-    "wal_write_errors", "stops",
+    "wal_write_errors", "stops", "bulk_loads", "bulk_load_entries",
     "commit_peak_bytes", "keyspaces_created",
 )
 
@@ -187,6 +188,11 @@ class LSMEngine(RecoveryMixin, BackgroundMixin, Engine):
         c["puts"] += len(batch.ops) - deletes
         # What the client wrote: its keys (without the 4-byte keyspace prefix) and values.
         c["user_bytes"] += key_bytes - 4 * len(batch.ops) + value_bytes
+
+    def bulk_load(self, keyspace: str, pairs, *, unique: bool = False) -> int:
+        """Sort ``pairs`` and ingest them as SST files into the new (or empty) ``keyspace``, as MyRocks builds an
+        index (bulk_load.py); returns the number of files. OSError (the statement fails) if they cannot be written."""
+        return bulk_load(self, keyspace, pairs, unique)
 
     # -- reads --------------------------------------------------------------------------------------------------
     def get(self, keyspace: str, key: bytes) -> bytes | None:
