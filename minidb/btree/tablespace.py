@@ -82,8 +82,8 @@ class Tablespace:
         except OSError as exc:
             if exc.errno != errno.ENOSPC:
                 raise
-            raise TableFullError(errno.ENOSPC, f"The table is full: {FILE} cannot grow to {pages} pages "
-                                               f"({exc.strerror}); the statement is rolled back (InnoDB error 1114)",
+            raise TableFullError(errno.ENOSPC, f"The table is full: {FILE} cannot grow to {pages} pages (no space "
+                                               f"left on device); the statement is rolled back (InnoDB error 1114)",
                                  FILE) from exc
 
     def sync(self) -> None:

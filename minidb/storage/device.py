@@ -101,7 +101,7 @@ class File:
         current = self.device._size(self.name)
         if size <= current:
             return
-        self.device._check_space(self.name, size - current, f"allocating {size} bytes for")
+        self.device._check_space(self.name, size - current, f"growing to {size} bytes")
         self.device._pwrite(self.name, current, bytes(size - current))
         self.device._used += size - current
 
@@ -269,7 +269,7 @@ class Device(ABC):
                 # POSIX: a write that runs out of space writes what fits and returns a short count, and the
                 # caller's next write gets ENOSPC. The bytes that fit are on the device, like any unsynced write.
                 self._write(file, offset, data[:keep])
-            self._check_space(file.name, grow, f"writing {len(data)} bytes at offset {offset} of")
+            self._check_space(file.name, grow, f"writing {len(data)} bytes at offset {offset}")
         self._io_point("write", file, data=data, offset=offset)
         self._pwrite(file.name, offset, data)
         self._used += grow
@@ -278,7 +278,7 @@ class Device(ABC):
     def _check_space(self, name: str, grow: int, doing: str) -> None:
         """ENOSPC if the files cannot grow by ``grow`` bytes; ``doing`` says what for, in the message."""
         if self._capacity is not None and self._used + grow > self._capacity:
-            raise OSError(errno.ENOSPC, f"no space left on device {doing} {name!r} (capacity {self._capacity}, "
+            raise OSError(errno.ENOSPC, f"no space left on device {doing} ({name!r}; capacity {self._capacity}, "
                                         f"used {self._used})", name)
 
     # -- storage primitives, implemented by subclasses ----------------------------------------------------------------
