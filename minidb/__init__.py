@@ -5,7 +5,7 @@ The public API is re-exported here; see the book's introduction for a tour.
 
 from . import data
 from .btree import open_btree
-from .errors import CorruptionError, DeviceCrashed, MiniDBError, ReadOnlyError
+from .errors import CorruptionError, DeviceCrashed, EngineStopped, MiniDBError, ReadOnlyError, TableFullError
 from .kv import WriteBatch
 from .lsm import open_lsm
 from .storage import DeviceModel, DirDevice, IOCounts, IOStats, SimDevice
@@ -18,6 +18,7 @@ __all__ = [
     "DeviceCrashed",
     "DeviceModel",
     "DirDevice",
+    "EngineStopped",
     "IOCounts",
     "IOStats",
     "MiniDBError",
@@ -25,6 +26,7 @@ __all__ = [
     "Schema",
     "SimDevice",
     "Table",
+    "TableFullError",
     "WriteBatch",
     "data",
     "open_btree",
