@@ -24,6 +24,7 @@ one request at a time (``DeviceModel.latency_time``): a model, the IO counts are
 from __future__ import annotations
 
 import errno
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -58,16 +59,17 @@ MYROCKS_DEFAULT_RECOVERY = "kAbsoluteConsistency"  # rocksdb_wal_recovery_mode's
 SALVAGE_RECOVERY = "kSkipAnyCorruptedRecords"  # the post's rocksdb_wal_recovery_mode = 3
 TABLES = 4  # the post's sysbench --tables=4
 ROWS_PER_COMMIT = 100  # sysbench prepare's multi-row INSERTs (scaled: the tables are small)
+CLIENT_ERRORS = (OSError, ReadOnlyError, EngineStopped)  # what a statement may fail with on a full disk
 
 
+@dataclass(frozen=True)
 class Sizes:
-    """Rows per table of the session, rows of the sweep's workload and its commits, every k-th cut point."""
+    """How much work each part does at one scale."""
 
-    def __init__(self, session_rows: int, sweep_rows: int, sweep_commit_rows: int, every: int) -> None:
-        self.session_rows = session_rows  # rows per sbtest table in the session (the post: 1,000,000)
-        self.sweep_rows = sweep_rows  # rows the sweep's workload loads
-        self.sweep_commit_rows = sweep_commit_rows  # rows per commit in the sweep
-        self.every = every  # the sweep tries every k-th capacity point
+    session_rows: int  # rows per sbtest table in the session (the post: 1,000,000)
+    sweep_rows: int  # rows the sweep's workload loads
+    sweep_commit_rows: int  # rows per commit in the sweep
+    every: int  # the sweep tries every k-th capacity point
 
 
 SIZES = {"tiny": Sizes(400, 150, 10, 2), "small": Sizes(2_000, 600, 10, 2), "large": Sizes(20_000, 4_000, 20, 4)}
@@ -112,10 +114,6 @@ def told(exc: BaseException | None, rows: int | None = None) -> str:
     raise exc
 
 
-def _errors():
-    return (OSError, ReadOnlyError, EngineStopped)
-
-
 def _rows(n: int, first_id: int, seed: int) -> list[tuple]:
     """Rows ``first_id..first_id+n-1`` of a sysbench table: k uniform, c and pad random digit groups."""
     rng = np.random.default_rng(seed)
@@ -135,15 +133,15 @@ def _load(engine, rows_per_table: int, seed: int) -> list[Table]:
         table = Table(engine, _plain_schema(number), unique_checks=False)
         rows = _rows(rows_per_table, 1, seed + number)
         for start in range(0, len(rows), ROWS_PER_COMMIT):
-            with engine_txn(table) as txn:
+            with _txn(table) as txn:
                 for row in rows[start:start + ROWS_PER_COMMIT]:
                     table.insert(row, txn)
         tables.append(table)
     return tables
 
 
-def engine_txn(table):
-    """A transaction on the table's engine (the table layer's, so its write batch is one commit)."""
+def _txn(table) -> Transaction:
+    """A transaction on the table's engine: its statements are one write batch, one commit."""
     return Transaction(table.engine, stats=table.commit_stats)
 
 
@@ -193,7 +191,7 @@ def session(behaviour: str, rows: int, seed: int = 0) -> pd.DataFrame:
         try:
             create_index(tables[number - 1], ("k_1", ("k",)))
             step(f"CREATE INDEX k_{number} ON sbtest{number}(k)", told(None))
-        except _errors() as exc:
+        except CLIENT_ERRORS as exc:
             step(f"CREATE INDEX k_{number} ON sbtest{number}(k)", told(exc))
             if isinstance(exc, EngineStopped):
                 break
@@ -201,7 +199,7 @@ def session(behaviour: str, rows: int, seed: int = 0) -> pd.DataFrame:
         try:
             engine.flush()  # the memtable the load left (RocksDB flushes it in the background)
             step("(background) flush", "ok")
-        except _errors() as exc:
+        except CLIENT_ERRORS as exc:
             step("(background) flush", f"error log: {type(exc).__name__}")
     device.capacity = None  # the partition is resized online
     step("(resize the partition)", "")
@@ -220,7 +218,7 @@ def session(behaviour: str, rows: int, seed: int = 0) -> pd.DataFrame:
             fn(engine)
             expected[number] += delta
             step(statement, told(None, rows_changed), affected=rows_changed)
-        except _errors() as exc:
+        except CLIENT_ERRORS as exc:
             step(statement, told(exc))
             if isinstance(exc, EngineStopped):
                 engine.close()
@@ -268,13 +266,13 @@ def _after_space_returns(behaviour: str, engine, device, step):
 
 def _insert(engine, number: int, new_id: int) -> None:
     table = Table(engine, _plain_schema(number), unique_checks=False)
-    with engine_txn(table) as txn:
+    with _txn(table) as txn:
         table.insert((new_id, 1, "c", "pad"), txn)
 
 
 def _delete(engine, number: int, ids) -> None:
     table = Table(engine, _plain_schema(number), unique_checks=False)
-    with engine_txn(table) as txn:
+    with _txn(table) as txn:
         for pk in ids:
             table.delete(pk, txn)
 
@@ -294,20 +292,19 @@ class _RecordingDevice(SimDevice):
             self.growth_points.append(self._used + grow)
 
 
-def _workload(behaviour: str, rows: int, commit_rows: int, seed: int):
-    """The sweep's statements: a table loaded in commits, then its secondary index built. Yields (kind, fn, rows
-    acknowledged if it succeeds) where ``fn(engine)`` runs the statement."""
+def _workload(rows: int, commit_rows: int, seed: int):
+    """The sweep's statements: a table loaded in commits, then its secondary index built. Yields (fn, ids of the
+    rows acknowledged if it succeeds), where ``fn(engine)`` runs the statement."""
     data_rows = _rows(rows, 1, seed)
     for start in range(0, rows, commit_rows):
         chunk = data_rows[start:start + commit_rows]
-        yield "insert", (lambda e, c=chunk: _insert_rows(e, c)), [r[0] for r in chunk]
-    yield "index", (lambda e: create_index(Table(e, _plain_schema(1), unique_checks=False),
-                                           ("k_1", ("k",)))), []
+        yield (lambda e, c=chunk: _insert_rows(e, c)), [r[0] for r in chunk]
+    yield (lambda e: create_index(Table(e, _plain_schema(1), unique_checks=False), ("k_1", ("k",)))), []
 
 
 def _insert_rows(engine, chunk) -> None:
     table = Table(engine, _plain_schema(1), unique_checks=False)
-    with engine_txn(table) as txn:
+    with _txn(table) as txn:
         for row in chunk:
             table.insert(row, txn)
 
@@ -317,7 +314,7 @@ def capacity_points(behaviour: str, rows: int, commit_rows: int, every: int, see
     workload on an unlimited device (every ``every``-th of them, the first always)."""
     device = _RecordingDevice()
     engine = open_engine(behaviour, device)
-    for _, fn, _ in _workload(behaviour, rows, commit_rows, seed):
+    for fn, _ in _workload(rows, commit_rows, seed):
         fn(engine)
     engine.close()
     points = sorted(set(device.growth_points))
@@ -338,13 +335,13 @@ def sweep_point(behaviour: str, capacity: int, rows: int, commit_rows: int, seed
         device.capacity = None
         engine = open_engine(behaviour, device)
     acked: set[int] = set()
-    for _, fn, ids in _workload(behaviour, rows, commit_rows, seed):
+    for fn, ids in _workload(rows, commit_rows, seed):
         for attempt in (1, 2):
             try:
                 fn(engine)
                 acked.update(ids)
                 break
-            except _errors() as exc:
+            except CLIENT_ERRORS as exc:
                 errors += 1
                 if attempt == 2:
                     break  # the 2018 engine, read-only for good: the statement is given up

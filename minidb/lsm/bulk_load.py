@@ -7,8 +7,10 @@ Nothing goes through the WAL or the memtable, so a bulk load costs one write of 
 compaction's rewrites.
 
 Where the files go (RocksDB's rule for ingested files): the deepest level that nothing at or above it overlaps, so a
-new index, whose keyspace prefix sorts after every existing key of its column family, lands in the last level; a
-range that overlaps what is in the memtables is flushed first, so no older entry hides the ingested ones (only a keyspace that existed before can have entries there: its memtables are flushed). The files carry one sequence number, the next one, as RocksDB assigns an ingested file a global sequence.
+new index, whose keyspace prefix sorts after every existing key of its column family, lands in the last level. Only
+a keyspace that existed before can have entries in a memtable (tombstones, say), which reads see before any file:
+its memtables are flushed first. The files carry one sequence number, the next one, as RocksDB gives an ingested
+file a global sequence number.
 
 **Failures.** An IO error (a full disk) while writing the files deletes them and reaches the caller, as MyRocks'
 "bulk load error: IO error: No space left on device": the statement fails, the engine goes on. Only the MANIFEST edit
