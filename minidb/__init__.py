@@ -5,7 +5,7 @@ The public API is re-exported here; see the book's introduction for a tour.
 
 from . import data
 from .btree import open_btree
-from .errors import CorruptionError, DeviceCrashed, MiniDBError, ReadOnlyError
+from .errors import CorruptionError, DeviceCrashed, EngineStopped, MiniDBError, ReadOnlyError, TableFullError
 from .kv import WriteBatch
 from .lsm import open_lsm
 from .schema import Schema
@@ -20,6 +20,7 @@ __all__ = [
     "DeviceCrashed",
     "DeviceModel",
     "DirDevice",
+    "EngineStopped",
     "IOCounts",
     "IOStats",
     "MiniDBError",
@@ -27,6 +28,7 @@ __all__ = [
     "Schema",
     "SimDevice",
     "Table",
+    "TableFullError",
     "Transaction",
     "WriteBatch",
     "data",

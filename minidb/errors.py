@@ -22,3 +22,15 @@ class DeviceCrashed(MiniDBError):
 
 class ReadOnlyError(MiniDBError):
     """The engine hit a background IO error (e.g. a full disk) and refuses writes until ``resume()`` succeeds."""
+
+
+class EngineStopped(MiniDBError):
+    """The engine stopped after a log write failed, as a server aborts (MyRocks after its 2018 fix, InnoDB on a
+    redo write error): it refuses every call; reopen the database (or ``resume()`` it where the engine can) once the
+    cause, e.g. a full disk, is gone. Recovery from the log then loses nothing that was acknowledged."""
+
+
+class TableFullError(OSError, MiniDBError):
+    """The tablespace could not grow (a full disk): InnoDB's error 1114, "The table is full". The statement is
+    rolled back and the engine keeps running. An ``OSError`` with ``errno`` ENOSPC, so callers that test for a full
+    disk that way see it as one."""

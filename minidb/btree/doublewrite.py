@@ -35,6 +35,9 @@ class Doublewrite:
         self.page_size = page_size  # bytes per page
         self.stats = stats  # IO counters, for tagging each write with its keyspace
         self.file = device.open(FILE, "doublewrite", create=True)  # the slots
+        # Its room is taken once, at open (InnoDB's doublewrite area is fixed at creation): page writes, which run
+        # in the background, never need new space, so a full disk never stops them.
+        self.file.allocate(SLOTS * page_size)
 
     def write(self, images: list[tuple[str, int, bytes]]) -> None:
         """Write up to SLOTS (tag, page number, image) to the slots and sync: one write per run of pages of the

@@ -20,6 +20,12 @@ then rolls back the batch whose COMMIT group is not in the log, from its undo (`
 the middle of a batch (an IO error, a full disk, a corrupt page), the engine discards its in-memory state and
 recovers from the tablespace and the log, which rolls the batch back, then raises the error. After
 ``DeviceCrashed`` the engine is dead: reopen the database with ``open_btree(device)``, as a restarted server would.
+
+**A full disk** (seed 004's question, asked of InnoDB). The tablespace grows when a page is allocated, so the
+statement that needs a new page gets ``TableFullError`` (error 1114, "The table is full"), is rolled back, and the
+engine keeps running. A redo log write that fails is another matter: InnoDB aborts, since it cannot log changes; here
+the engine stops (``EngineStopped`` on every call) until ``resume()`` recovers it in place once space is back (or the
+database is reopened). Either way nothing acknowledged is lost: a commit is acknowledged only after its redo write.
 Creating a keyspace is not part of a batch: a ``put`` to a new keyspace creates it first, in a redo group of its own
 (as DDL commits on its own in MySQL), so a failed batch may leave a new, empty keyspace behind.
 
@@ -32,7 +38,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from ..errors import CorruptionError, DeviceCrashed, MiniDBError
+from ..errors import CorruptionError, DeviceCrashed, EngineStopped, MiniDBError
 from ..kv import BATCH_OP_OVERHEAD, Engine, WriteBatch, check_key
 from ..storage.device import Device
 from . import checkpoint as ckpt
@@ -48,7 +54,7 @@ from .options import BTreeOptions, PageCleanerOptions
 from .page_cleaner import PageCleaner
 from .pager import Pager
 from .recovery import replay
-from .redo_log import GROUP, RedoLog, read_checkpoint
+from .redo_log import GROUP, RedoLog, RedoWriteError, read_checkpoint
 from .split_policy import DEFAULT_POLICY
 from .tree import BTree
 from .tree_context import TreeContext
@@ -101,7 +107,8 @@ class BTreeEngine(Engine):
         self.fill_factor = options.fill_factor  # see open_btree
         self.split_policy = options.split_policy or DEFAULT_POLICY  # leaf split plug point
         self.counters = {"commits": 0, "continued_mtrs": 0, "splits": 0, "root_splits": 0, "merges": 0,
-                         "root_lifts": 0, "checkpoints": 0, "rollbacks": 0}  # engine events since open
+                         "root_lifts": 0, "checkpoints": 0, "rollbacks": 0, "stops": 0,
+                         "resumes": 0}  # engine events since open
         self.cleaner = PageCleaner(options.page_cleaner, options.clock) if options.page_cleaner else None
         self.version = 0  # bumped by every committed change (a scan re-descends after one)
         self.recovery: dict = {}  # what the last recovery did (empty for a new database)
@@ -322,12 +329,18 @@ class BTreeEngine(Engine):
             raise
 
     def _failed(self, exc: BaseException) -> None:
-        """An operation failed: after a crash the engine is dead; after any other error, changes the open
-        mini-transaction made are undone by recovering from the device (see the module docstring)."""
+        """An operation failed: after a crash the engine is dead; after a failed redo write it stops (until
+        ``resume()``); after any other error, changes the open mini-transaction made are undone by recovering from
+        the device (see the module docstring)."""
         mtr, self._mtr = self._mtr, None
         self.pager.release()
         if isinstance(exc, DeviceCrashed):
             self._dead = exc
+            return
+        if isinstance(exc, RedoWriteError):
+            self._dead = EngineStopped(f"{exc.strerror}: InnoDB cannot run without its redo log and aborts; free "
+                                       f"space, then resume() (or reopen the database)")
+            self.counters["stops"] += 1
             return
         if (mtr is None or mtr.nrecords == 0) and not self._batch_groups:
             self.pool.end()
@@ -508,6 +521,24 @@ class BTreeEngine(Engine):
         self._check_usable()
         with self._failure_guard(), self.device.stats.cause("checkpoint"):
             self._checkpoint(sharp=True)
+
+    def resume(self) -> None:
+        """Restart a stopped engine in place once space is back: recover from the tablespace and the redo log, as a
+        reopen would, so nothing acknowledged is lost. The recovery's error if it fails again (the disk still full);
+        a no-op while the engine runs. After ``DeviceCrashed`` reopen the database instead."""
+        if self._closed:
+            raise ValueError("the B+tree engine is closed")
+        if self._dead is None:
+            return
+        if not isinstance(self._dead, EngineStopped):
+            self._check_usable()  # raises: only a reopen recovers from a crash
+        self._compares_base = self.key_compares()
+        self._mtr = None
+        self._batch_groups = 0
+        self._open()
+        self._dead = None
+        self.version += 1
+        self.counters["resumes"] += 1
 
     def close(self) -> None:
         """Flush and release the engine; closing twice is harmless. A dead engine closes without writing."""

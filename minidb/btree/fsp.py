@@ -82,7 +82,8 @@ class FileSpace:
                                   f"redo checkpoint says {page_size}")
 
     def alloc(self):
-        """A page for new content: the head of the free list, or a new page past the high-water mark.
+        """A page for new content: the head of the free list, or a new page past the high-water mark, for which
+        the tablespace file grows (TableFullError if it cannot).
 
         Returns its frame (fixed); the caller initialises it through the mtr.
         """
@@ -98,6 +99,7 @@ class FileSpace:
             mtr.set_u32(head, OFF_FREE_COUNT, read_u32(head.buf, OFF_FREE_COUNT) - 1)
             return frame
         page_no = read_u32(head.buf, OFF_PAGE_COUNT)
+        self.pager.tablespace.extend(page_no + 1)  # TableFullError on a full disk, before anything changes
         mtr.set_u32(head, OFF_PAGE_COUNT, page_no + 1)
         return self.pager.new_page(page_no)
 

@@ -39,6 +39,15 @@ import zlib
 from ..errors import CorruptionError
 from .options import sync_mode
 
+
+class RedoWriteError(OSError):
+    """A write to the redo log failed (e.g. a full disk). InnoDB cannot go on without its log and aborts; the
+    engine stops (see engine.py)."""
+
+
+def _redo_write_failed(exc: OSError, what: str) -> RedoWriteError:
+    return RedoWriteError(exc.errno, f"redo log write failed ({what}): {exc.strerror or exc}", exc.filename)
+
 GROUP = struct.Struct("<IIQII")  # magic, body bytes, start LSN, crc32 of the body, record count
 GROUP_MAGIC = 0x4F444552  # b"REDO"
 END_BYTES = (254, 255)  # redo_records.CONTINUE and COMMIT: the last byte of every complete group body
@@ -155,7 +164,10 @@ class RedoLog:
         f = self.device.open(file_name(number), "redo", create=True)
         head = FILE_HEADER.pack(FILE_MAGIC, VERSION, start_lsn)
         head += struct.pack("<I", zlib.crc32(head))
-        f.write(0, head.ljust(FILE_HEADER_SIZE, b"\0"))
+        try:
+            f.write(0, head.ljust(FILE_HEADER_SIZE, b"\0"))
+        except OSError as exc:
+            raise _redo_write_failed(exc, f"header of {f.name}") from exc
         self.files.append([number, start_lsn, f])
         self._unsynced.append(f)
 
@@ -233,7 +245,10 @@ class RedoLog:
         if not self._buffer:
             return
         f = self.files[-1][2]
-        f.append(self._buffer)
+        try:
+            f.append(self._buffer)
+        except OSError as exc:
+            raise _redo_write_failed(exc, f"{len(self._buffer)} bytes to {f.name}") from exc
         self._buffer.clear()
         if f not in self._unsynced:
             self._unsynced.append(f)

@@ -4,11 +4,20 @@ Every read is checked: a page whose checksum does not match its bytes (a torn or
 another page's number (a write that went to the wrong place) raises ``CorruptionError`` naming the file and the
 page, so damaged bytes are never read as data. An all-zero page was never written (a page allocated past the end
 of what reached the disk) and has no checksum to check; reading past the end of the file gives such a page too.
+
+**Growing.** A page gets its room in the file when it is allocated (``extend``), not when it is first written back,
+as InnoDB extends a tablespace (``fsp_try_extend_data_file``, with ``posix_fallocate``) before it hands out a new
+page. So a full disk is met by the statement that needs the page, which gets ``TableFullError`` (InnoDB's error
+1114, "The table is full") and is rolled back, while page writes, which happen later in the background, never run
+out of space. (InnoDB extends by whole extents; here the file grows by the page allocated, so the sizes other
+chapters report are the pages in use.)
 """
 
 from __future__ import annotations
 
-from ..errors import CorruptionError
+import errno
+
+from ..errors import CorruptionError, TableFullError
 from . import page as pg
 
 FILE = "tablespace.ibd"
@@ -64,6 +73,18 @@ class Tablespace:
     def write_page(self, page_no: int, data: bytes) -> None:
         """Write one page image (its checksum already stamped) at its home position."""
         self.file.write(page_no * self.page_size, data)
+
+    def extend(self, pages: int) -> None:
+        """Make room in the file for pages ``[0, pages)``; TableFullError (the statement fails) if the device is
+        full."""
+        try:
+            self.file.allocate(pages * self.page_size)
+        except OSError as exc:
+            if exc.errno != errno.ENOSPC:
+                raise
+            raise TableFullError(errno.ENOSPC, f"The table is full: {FILE} cannot grow to {pages} pages (no space "
+                                               f"left on device); the statement is rolled back (InnoDB error 1114)",
+                                 FILE) from exc
 
     def sync(self) -> None:
         """Make the page writes so far durable."""

@@ -19,7 +19,8 @@ the new shape. A listener must only look: it is called in the middle of a client
 **Background errors** (RocksDB after its 2018 fix, seed 004): an OSError in a flush or a compaction (a full disk)
 deletes the job's partial output and puts the engine in a read-only state: every write raises ReadOnlyError naming
 the failed job, reads still work, and nothing already acknowledged is lost (sealed memtables stay in memory and in
-the WAL). ``resume()`` retries: the flush or compaction is picked again, and succeeds once space has been freed.
+the WAL). A failed WAL write does the same (engine.py; RocksDB's error handler counts it a hard error). ``resume()``
+retries: the flush or compaction is picked again, and succeeds once space has been freed.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ class BackgroundMixin:
         with self.device.stats.cause("foreground"):
             self.wal.sync(self.last_sequence)
             number = self.vs.new_file_number()
-            new_wal = WalWriter(self.device, number, self.db.wal_sync)
+            new_wal = WalWriter(self.device, number, self.db.wal_sync, not self.db.reproduce_2018_disk_full_bug)
         new_wal.synced_seq = self.last_sequence
         for cf in cfs:
             cf.imm.append(SealedMemTable(cf.mem, number))

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from collections import Counter
 
-from minidb.errors import ReadOnlyError
+from minidb.errors import EngineStopped, ReadOnlyError
 from minidb.kv import Engine, WriteBatch, check_key
 from minidb.sim import Clock
 
 from .background import BackgroundMixin
 from .block_cache import BlockCache
+from .bulk_load import bulk_load
 from .compaction_picker import manual_steps
 from .db_iter import user_entries
 from .dbformat import seek_key
@@ -47,6 +48,7 @@ COUNTERS = WORK_UNITS + (
     "flushes", "compactions", "trivial_moves", "background_errors", "stall_writes_stopped",
     "stall_writes_slowed", "stall_seconds", "stall_stop_memtable", "stall_stop_level0", "stall_stop_pending-bytes",
     "stall_slowdown_level0", "stall_slowdown_pending-bytes", "lost_acked_writes", "lost_acked_batches",
+    "wal_write_errors", "stops", "bulk_loads", "bulk_load_entries",
     "commit_peak_bytes", "keyspaces_created",
 )
 
@@ -73,6 +75,8 @@ class LSMEngine(BackgroundMixin, Engine):
         self._jobs: list = []  # background jobs computed but not yet installed
         self._needs_schedule = True  # something changed that may call for a job
         self._bg_error: str | None = None  # the background error that made the engine read-only
+        self._stopped: str | None = None  # why the engine stopped (on_wal_write_error="abort"); reopen to recover
+        self.recovery: dict = {}  # what the last open's WAL replay did (wal_recovery.ReplayReport.as_dict())
         self._manual = False  # a compact_range is running: no automatic compaction starts meanwhile
         self._file_refs: Counter = Counter()  # SST number -> scans reading it
         self._obsolete: set[int] = set()  # compacted SSTs to delete when their last scan ends
@@ -133,9 +137,14 @@ class LSMEngine(BackgroundMixin, Engine):
     def write(self, batch: WriteBatch) -> None:
         """Apply ``batch`` atomically: one WAL record, then the memtables.
 
-        Raises OSError if the WAL write fails (the batch is not applied) and ReadOnlyError after a background
-        error. With ``reproduce_2018_disk_full_bug`` both are swallowed and the batch is silently dropped, as MyRocks
-        did before its fix: the client believes it was written (counted in ``lost_acked_writes``).
+        A failed WAL write or a background error meets the engine's disk-full behaviour (seed 004):
+
+        * by default (RocksDB since 2018) the failed write raises OSError and the engine turns read-only: every
+          later write raises ReadOnlyError until ``resume()`` succeeds once space is freed;
+        * with ``on_wal_write_error="abort"`` (MyRocks' fix for PS-4706) the engine stops: this write and every
+          later call raise EngineStopped, until the database is reopened, which recovers it from the WAL;
+        * with ``reproduce_2018_disk_full_bug`` the error is swallowed and the batch silently dropped, as MyRocks did
+          before its fix: the client believes it was written (counted in ``lost_acked_writes``).
         """
         self._check_open()
         if not batch.ops:
@@ -143,12 +152,15 @@ class LSMEngine(BackgroundMixin, Engine):
         try:
             self._write(batch)
         except (OSError, ReadOnlyError) as exc:
-            if not self.db.reproduce_2018_disk_full_bug:
-                raise
-            # The 2018 bug: MyRocks ignored the error status RocksDB returned and reported success.
-            if not getattr(exc, "record_kept", False):  # (a kept record was applied after all: not lost)
-                self.counters["lost_acked_writes"] += len(batch.ops)
-                self.counters["lost_acked_batches"] += 1
+            if self.db.reproduce_2018_disk_full_bug:
+                # The 2018 bug: MyRocks ignored the error status RocksDB returned and reported success.
+                if not getattr(exc, "record_kept", False):  # (a kept record was applied after all: not lost)
+                    self.counters["lost_acked_writes"] += len(batch.ops)
+                    self.counters["lost_acked_batches"] += 1
+                return
+            if self.db.on_wal_write_error == "abort":
+                self._stop(exc)
+            raise
 
     def _write(self, batch: WriteBatch) -> None:
         if self._bg_error is not None:
@@ -169,10 +181,20 @@ class LSMEngine(BackgroundMixin, Engine):
                 if getattr(exc, "record_kept", False):
                     self._apply(payload, batch)
                     self.last_sequence = last
+                # RocksDB's error handler: a failed WAL write is a hard error, writes stop until resume().
+                self._bg_error = f"WAL write to {self.wal.name} failed: {exc}"
+                self.counters["wal_write_errors"] += 1
                 raise
         self._apply(payload, batch)
         self.last_sequence = last
         self._run_background()
+
+    def _stop(self, exc: BaseException) -> None:
+        """Stop the engine after a failed write, as MyRocks aborts the server ("aborting on WAL write error")."""
+        self._stopped = f"a write failed: {exc}"
+        self.counters["stops"] += 1
+        raise EngineStopped(f"the LSM engine stopped ({self._stopped}), as MyRocks aborts on a WAL write error; "
+                            f"free space, then reopen the database (recovery replays the WAL)") from exc
 
     def _apply(self, payload: bytes, batch: WriteBatch) -> None:
         before = sum(m.nbytes for m in self._memtables if m is not None)
@@ -187,6 +209,11 @@ class LSMEngine(BackgroundMixin, Engine):
         c["puts"] += len(batch.ops) - deletes
         # What the client wrote: its keys (without the 4-byte keyspace prefix) and values.
         c["user_bytes"] += key_bytes - 4 * len(batch.ops) + value_bytes
+
+    def bulk_load(self, keyspace: str, pairs, *, unique: bool = False) -> int:
+        """Sort ``pairs`` and ingest them as SST files into the new (or empty) ``keyspace``, as MyRocks builds an
+        index (bulk_load.py); returns the number of files. OSError (the statement fails) if they cannot be written."""
+        return bulk_load(self, keyspace, pairs, unique)
 
     # -- reads --------------------------------------------------------------------------------------------------
     def get(self, keyspace: str, key: bytes) -> bytes | None:
@@ -400,6 +427,9 @@ class LSMEngine(BackgroundMixin, Engine):
         """
         if self.closed:
             return
+        if self._stopped is not None:
+            self._release_files()  # a stopped engine is a dead process: it writes nothing more
+            return
         try:
             if self._bg_error is None:
                 try:
@@ -410,12 +440,15 @@ class LSMEngine(BackgroundMixin, Engine):
             with self.device.stats.cause("foreground"):
                 self.wal.sync(self.last_sequence)
         finally:
-            self.closed = True
-            self.wal.close()
-            self.vs.close()
-            for reader in self._tables.values():
-                reader.close()
-            self._tables.clear()
+            self._release_files()
+
+    def _release_files(self) -> None:
+        self.closed = True
+        self.wal.close()
+        self.vs.close()
+        for reader in self._tables.values():
+            reader.close()
+        self._tables.clear()
 
     # -- statistics -------------------------------------------------------------------------------------------------
     def work(self) -> dict[str, int]:
@@ -486,6 +519,7 @@ class LSMEngine(BackgroundMixin, Engine):
         c["pending_compaction_bytes"] = sum(cf.pending_compaction_bytes() for cf in self.cfs.values())
         c["jobs_in_flight"] = len(self._jobs)
         c["read_only"] = self._bg_error is not None
+        c["stopped"] = self._stopped is not None
         c["background_error"] = self._bg_error
         c["last_sequence"] = self.last_sequence
         wal = self.device.stats.total(kind="wal")
@@ -497,6 +531,8 @@ class LSMEngine(BackgroundMixin, Engine):
     def _check_open(self) -> None:
         if self.closed:
             raise ValueError("the LSM engine is closed")
+        if self._stopped is not None:
+            raise EngineStopped(f"the LSM engine stopped ({self._stopped}); reopen the database to recover it")
 
     def _check_writable(self) -> None:
         self._check_open()

@@ -7,7 +7,8 @@ Recovery, all of its IO attributed to the cause ``recovery``:
 2. Delete what no durable state names: SSTs absent from every version (outputs of jobs that crashed before their
    MANIFEST edit), other MANIFESTs, a stray ``CURRENT.tmp``, WALs older than every family's log number.
 3. Replay the remaining WALs in order into fresh memtables, skipping a family's records in WALs older than its log
-   number (already flushed). A torn tail ends the replay; damage to synced records raises CorruptionError.
+   number (already flushed). Damage is met as ``wal_recovery_mode`` says (wal_recovery.py): by default a torn tail
+   ends the replay and damage to synced records raises CorruptionError. ``engine.recovery`` reports what happened.
 4. Flush the recovered memtables to L0, write a fresh MANIFEST holding the whole state, point CURRENT to it, then
    delete the replayed WALs and the old MANIFEST. A crash at any step leaves the old state intact for next time.
 
@@ -88,8 +89,9 @@ class Recovery:
             self._attach_families()
             self._remove_orphans()
             wal_numbers = sorted(n for n, kind in filter(None, map(_numbered, self.device.list())) if kind == "log")
-            self.last_sequence = max(self.vs.last_sequence,
-                                     replay(self.device, wal_numbers, self._replay_record))
+            replayed, report = replay(self.device, wal_numbers, self._replay_record, self.db.wal_recovery_mode)
+            self.recovery = report.as_dict()
+            self.last_sequence = max(self.vs.last_sequence, replayed)
             new_wal = self.vs.new_file_number()
             for cf in self.cfs.values():
                 if cf.mem.entries:
@@ -99,7 +101,7 @@ class Recovery:
             self.vs.write_new_manifest()
             for n in wal_numbers:
                 self.device.delete(wal_name(n))
-            self.wal = WalWriter(self.device, new_wal, self.db.wal_sync)
+            self.wal = WalWriter(self.device, new_wal, self.db.wal_sync, not self.db.reproduce_2018_disk_full_bug)
             self.wal.synced_seq = self.last_sequence
 
     def _num_levels(self, cf_name: str) -> int:

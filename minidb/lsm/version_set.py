@@ -132,8 +132,8 @@ class VersionSet:
             self.write_new_manifest()
         data, block_offset = self.writer.encode(edit.encode())
         start = self.manifest_size
-        self.file.append(data)
         try:
+            self.file.append(data)  # a full disk may let part of it through (Device.short_writes): cut it below
             self.file.sync()
         except OSError:
             try:

@@ -9,25 +9,27 @@ family, the oldest WAL still needed: its *log number*).
 ``"none"`` never syncs on its own (a crash loses what the OS had not written). Whatever the policy, a WAL is synced
 in full before the next WAL receives its first record, and on close.
 
-**Failures.** A batch is one append, and a device guarantees a failed append changes nothing, so a full disk leaves
-no half record for a later write to follow. If the append succeeded but the sync failed, the record is cut off
-again (``truncate``), so the client's error means "not written"; should even that fail, the record stays, complete,
+**Failures.** A batch is one append. A full disk may still let part of it through (a short write, as POSIX
+``write(2)`` does: ``Device.short_writes``); the writer then cuts the file back to where the record began
+(``truncate``), so no half record is left for a later record to follow, and the client's error means "not
+written". Likewise if the append succeeded but the sync failed. Should the cut itself fail, a whole record stays
 and the error says so (``record_kept``): the engine then applies it, like RocksDB, where a write that got an IO error
-may or may not be in the database.
+may or may not be in the database. The 2018 engine of the teaching mode did not cut (``cut_failed_appends=False``):
+the partial record stays, and a restart meets it as a torn tail (wal_recovery.py).
 
 **Recovery** reads the WALs in order and applies their records. A crash can leave the tail of the last WAL torn
-(sectors of unsynced writes lost): the reader stops at the first damaged record, silently, because nothing after it
-was promised. Damage anywhere else is corruption of synced data and raises ``CorruptionError``: in a WAL that is not
-the last (it was synced in full before its successor started), or in the last WAL before a record whose ``synced``
-field shows the writer had synced past the damaged spot (see write_batch.py).
+(sectors of unsynced writes lost): nothing after it was promised. Damage anywhere else is corruption of synced
+data: in a WAL that is not the last (it was synced in full before its successor started), or in the last WAL before
+a record whose ``synced`` field shows the writer had synced past the damaged spot (see write_batch.py). What replay
+does with each is the recovery mode's call (``wal_recovery_mode``, wal_recovery.py): by default a torn tail ends
+the replay silently and corruption raises ``CorruptionError``.
 """
 
 from __future__ import annotations
 
-from minidb.errors import CorruptionError
-
 from .log_reader import Drop, scan
 from .log_writer import LogWriter
+from .wal_recovery import DEFAULT, Problem, ReplayReport, decide
 from .write_batch import batch_header
 
 
@@ -39,7 +41,7 @@ def wal_name(number: int) -> str:
 class WalWriter:
     """Appends batch payloads to one WAL file under a sync policy; see the module docstring."""
 
-    def __init__(self, device, number: int, sync: str | tuple) -> None:
+    def __init__(self, device, number: int, sync: str | tuple, cut_failed_appends: bool = True) -> None:
         self.number = number  # file number
         self.name = wal_name(number)  # file name
         self.file = device.open(self.name, kind="wal", create=True)  # the device file
@@ -48,6 +50,7 @@ class WalWriter:
         self.sync_policy = sync  # "write", ("every", N) or "none"
         self.unsynced = 0  # records appended since the last sync
         self.synced_seq = 0  # largest sequence number known durable in this WAL or an older one
+        self.cut_failed_appends = cut_failed_appends  # take back what a failed append left (see the module doc)
 
     def append(self, payload: bytes, last_seq: int) -> None:
         """Append one batch (its last sequence number is ``last_seq``) and sync as the policy says.
@@ -57,7 +60,16 @@ class WalWriter:
         """
         data, block_offset = self.writer.encode(payload)
         start = self.size
-        self.file.append(data)  # a failure here changed nothing
+        try:
+            self.file.append(data)
+        except OSError:
+            if self.file.size != start:  # a short write left part of the record
+                if self.cut_failed_appends:
+                    self.file.truncate(start)
+                else:
+                    self.size = self.file.size
+                    self.writer = LogWriter(self.size)
+            raise
         self.size += len(data)
         self.writer.commit(block_offset)
         self.unsynced += 1
@@ -97,14 +109,15 @@ class WalWriter:
         self.file.close()
 
 
-def replay(device, numbers: list[int], apply) -> int:
-    """Apply the records of WALs ``numbers`` (ascending) with ``apply(payload, wal_number)``.
+def replay(device, numbers: list[int], apply, mode: str = DEFAULT) -> tuple[int, ReplayReport]:
+    """Apply the records of WALs ``numbers`` (ascending) with ``apply(payload, wal_number)``, meeting damage as
+    the recovery ``mode`` says (wal_recovery.py).
 
-    Returns the largest sequence number applied (0 if none); raises CorruptionError for damage that is not a torn
-    tail (see the module docstring).
+    Returns the largest sequence number applied (0 if none) and the replay's report; raises CorruptionError where
+    the mode refuses damage.
     """
-    last_good = 0
-    hole = None  # (file name, offset, reason, last_good at the hole, in the last WAL?) of the first damage
+    report = ReplayReport(mode)
+    events = []  # (WAL number, file name, event, in the last WAL?) in log order
     for i, number in enumerate(numbers):
         name = wal_name(number)
         f = device.open(name, kind="wal")
@@ -112,23 +125,40 @@ def replay(device, numbers: list[int], apply) -> int:
             data = f.read(0, f.size)
         finally:
             f.close()
-        last_file = i == len(numbers) - 1
-        for event in scan(data):
-            if isinstance(event, Drop):
-                if hole is None:
-                    hole = (name, event.offset, event.reason, last_good, last_file)
+        events += [(number, name, e, i == len(numbers) - 1) for e in scan(data)]
+    # later_synced[i]: the largest ``synced`` field of the records after event i (what the writer had made
+    # durable by the time it wrote them).
+    later_synced = [0] * (len(events) + 1)
+    for i in range(len(events) - 1, -1, -1):
+        e = events[i][2]
+        later_synced[i] = max(later_synced[i + 1], 0 if isinstance(e, Drop) else batch_header(e.payload)[2])
+    last_good = 0
+    stopped = False
+    for i, (number, name, event, last_file) in enumerate(events):
+        if isinstance(event, Drop):
+            if stopped:
                 continue
-            seq, count, synced = batch_header(event.payload)
-            if hole is not None:
-                if synced > hole[3]:
-                    raise CorruptionError(
-                        f"WAL {hole[0]} offset {hole[1]}: {hole[2]}, in records that were synced (the record at "
-                        f"{name} offset {event.start} was written after sequence {synced} was durable)")
-                continue  # after a torn tail: these records were never promised durable
-            apply(event.payload, number)
-            if count:
-                last_good = max(last_good, seq + count - 1)
-        if hole is not None and not hole[4]:
-            raise CorruptionError(f"WAL {hole[0]} offset {hole[1]}: {hole[2]}, in a WAL that was synced in full "
-                                  f"before a newer one started")
-    return last_good
+            if not last_file:
+                evidence = "in a WAL that was synced in full before a newer one started"
+            elif later_synced[i + 1] > last_good:
+                evidence = (f"in records that were synced: a later record was written after sequence "
+                            f"{later_synced[i + 1]} was durable, past the last intact one ({last_good})")
+            else:
+                evidence = ""
+            problem = Problem(name, event.offset, event.reason, bool(evidence), evidence)
+            report.problems.append(problem.describe())
+            if decide(mode, problem) == "skip":
+                report.skipped += 1
+            else:
+                stopped = True
+                report.stopped_at = problem.describe()
+            continue
+        if stopped:
+            report.records_not_replayed += 1
+            continue
+        seq, count, _ = batch_header(event.payload)
+        apply(event.payload, number)
+        report.records += 1
+        if count:
+            last_good = max(last_good, seq + count - 1)
+    return last_good, report

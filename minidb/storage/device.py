@@ -8,8 +8,9 @@ An engine never touches the operating system directly. It opens files on a devic
     data = f.read(0, 4096)   # exactly 4096 bytes or an error, never fewer
 
 This base class does everything that does not depend on where the bytes live: argument checks, the capacity
-limit (a write that would grow the files past ``capacity`` raises ``OSError(ENOSPC)`` and changes nothing),
-injected failures (``fail_io``), and counting in ``self.stats``. Subclasses store the bytes: ``SimDevice`` in
+limit (a write that would grow the files past ``capacity`` raises ``OSError(ENOSPC)`` and changes nothing, or,
+with ``short_writes``, first writes the bytes that still fit, as POSIX ``write(2)`` returns a short count on a full
+file system), injected failures (``fail_io``), and counting in ``self.stats``. Subclasses store the bytes: ``SimDevice`` in
 memory, ``DirDevice`` in a real directory. Both count the same requests for the same calls.
 
 Metadata operations (``truncate``, ``rename``, ``delete``) move no data and are not counted in ``IOStats``, but
@@ -92,6 +93,18 @@ class File:
         self.device._sync(self.name)
         self.device.stats.record("sync", self.kind)
 
+    def allocate(self, size: int) -> None:
+        """Reserve space so the file is at least ``size`` bytes long (``posix_fallocate``): the new bytes read as
+        zeros; ENOSPC, changing nothing, if they do not fit. Moves no data, so IOStats counts nothing."""
+        self._check_open("allocate")
+        _check_range(self.name, size, 0)
+        current = self.device._size(self.name)
+        if size <= current:
+            return
+        self.device._check_space(self.name, size - current, f"growing to {size} bytes")
+        self.device._pwrite(self.name, current, bytes(size - current))
+        self.device._used += size - current
+
     def truncate(self, size: int) -> None:
         """Cut the file to ``size`` bytes (which must not exceed its length); durable at once."""
         self._check_open("truncate")
@@ -136,6 +149,7 @@ class Device(ABC):
         self._used = 0  # bytes the files hold now
         self.io_points = 0  # IO points passed so far (see IO_POINTS); fault injection counts these
         self._faults: list[_Fault] = []  # armed injected faults
+        self.short_writes = False  # True: a write that does not fit writes what fits before raising ENOSPC
         self._generation = 0  # bumped by a crash; handles from an older generation are dead
         self.capacity = capacity
 
@@ -250,16 +264,22 @@ class Device(ABC):
         size = self._size(file.name)
         grow = max(0, offset + len(data) - size)
         if self._capacity is not None and self._used + grow > self._capacity:
-            raise OSError(
-                errno.ENOSPC,
-                f"no space left on device writing {len(data)} bytes at offset {offset} of {file.name!r} "
-                f"(capacity {self._capacity}, used {self._used})",
-                file.name,
-            )
+            keep = len(data) - (grow - max(0, self._capacity - self._used))  # the first bytes, that still fit
+            if self.short_writes and keep > 0:
+                # POSIX: a write that runs out of space writes what fits and returns a short count, and the
+                # caller's next write gets ENOSPC. The bytes that fit are on the device, like any unsynced write.
+                self._write(file, offset, data[:keep])
+            self._check_space(file.name, grow, f"writing {len(data)} bytes at offset {offset}")
         self._io_point("write", file, data=data, offset=offset)
         self._pwrite(file.name, offset, data)
         self._used += grow
         self.stats.record("write", file.kind, len(data))
+
+    def _check_space(self, name: str, grow: int, doing: str) -> None:
+        """ENOSPC if the files cannot grow by ``grow`` bytes; ``doing`` says what for, in the message."""
+        if self._capacity is not None and self._used + grow > self._capacity:
+            raise OSError(errno.ENOSPC, f"no space left on device {doing} ({name!r}; capacity {self._capacity}, "
+                                        f"used {self._used})", name)
 
     # -- storage primitives, implemented by subclasses ----------------------------------------------------------------
     @abstractmethod

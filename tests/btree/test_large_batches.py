@@ -88,6 +88,7 @@ def test_an_io_error_in_the_middle_of_a_large_batch_rolls_it_back(ops):
         except OSError as exc:
             assert exc.errno == errno.EIO
             device.clear_faults()
+            engine.resume()  # a failed redo write stopped the engine (as InnoDB aborts): recover it in place
             assert contents(engine) == model, f"IO error at {ops[0]} {nth}: the failed batch left a trace"
             failed_after_steal += engine.counters["continued_mtrs"] > continued
             nth += 7
@@ -95,7 +96,7 @@ def test_an_io_error_in_the_middle_of_a_large_batch_rolls_it_back(ops):
         device.clear_faults()
         break
     assert contents(engine) == after
-    assert engine.counters["rollbacks"] > 3 and failed_after_steal > 0
+    assert engine.counters["rollbacks"] + engine.counters["resumes"] > 3 and failed_after_steal > 0
     engine.check()
 
 

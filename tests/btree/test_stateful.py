@@ -115,6 +115,8 @@ class BTreeModel(RuleBasedStateMachine):
         try:
             self.engine.write(batch)
         except OSError:
+            self.device.clear_faults()
+            self.engine.resume()  # a failed redo write stopped the engine, as InnoDB aborts: recover in place
             assert self.contents() == self.model, "a failed batch left a trace"
         else:
             self.model = self.applied(self.model, batch_ops)

@@ -100,6 +100,9 @@ SPECS: dict[str, Table | Quoted] = {
     "insert_rate_series_by_compaction": Quoted(rows=1),
     "read_only_variance": Quoted(rows=1),
     "myrocks_default_sizes": Quoted(rows=1),
+    "disk_full_setup": Quoted(rows=1),
+    "disk_full_session": Quoted(rows=6, exempt=("order",)),
+    "disk_full_restart": Quoted(rows=3),
     "tpcc_memory_sweep": Table(rows=22, views=(
         _tpcc("tps", "average throughput for each engine for different memory settings",
               "This is where MyRocks behaves differently"),
@@ -243,7 +246,9 @@ def test_sources_row_is_complete(name):
 UNIT_SUFFIXES = ("_per_sec", "_gb", "_mb", "_kb", "_pct", "_per_year", "_per_insert", "_per_txn", "_files", "_sec",
                  "tps", "iops")  # a number's column name ends with its unit ...
 # ... or it counts something, or is a ratio.
-COUNTS = {"clients", "rows", "files", "files_compacting", "comp_cnt", "keys_in", "keys_dropped", "score", "w_amp"}
+COUNTS = {"clients", "rows", "files", "files_compacting", "comp_cnt", "keys_in", "keys_dropped", "score", "w_amp",
+          "tables", "table_size", "order", "rows_affected", "count_star",
+          "wal_recovery_mode"}  # (the last: an option's number, MyRocks' rocksdb_wal_recovery_mode)
 
 
 @pytest.mark.parametrize("name", data.names())

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from minidb.errors import CorruptionError
+from minidb.errors import CorruptionError, ReadOnlyError
 from minidb.kv import WriteBatch
 from minidb.lsm.log_format import BLOCK_SIZE
 from minidb.lsm.log_reader import Drop, Record, scan
@@ -112,7 +112,7 @@ def test_corruption_of_synced_records_is_reported():
         open_tiny(dev, wal_sync="write", **BIG)
 
 
-def test_a_failed_append_is_not_applied_and_the_wal_stays_usable():
+def test_a_failed_append_is_not_applied_and_the_wal_is_usable_after_resume():
     dev = SimDevice()
     db = open_tiny(dev, **BIG)
     db.write(batch(0))
@@ -121,6 +121,9 @@ def test_a_failed_append_is_not_applied_and_the_wal_stays_usable():
         db.write(batch(1))
     assert info.value.errno == errno.ENOSPC
     assert db.get("t", b"00001-0") is None
+    with pytest.raises(ReadOnlyError, match="WAL write to 000001.log failed"):  # a hard error, as in RocksDB
+        db.write(batch(2))
+    db.resume()
     db.write(batch(2))
     dev.crash()
     db = open_tiny(dev, **BIG)
@@ -136,6 +139,7 @@ def test_a_failed_sync_cuts_the_record_off_again():
         db.write(batch(1))
     assert info.value.record_kept is False
     assert db.get("t", b"00001-0") is None
+    db.resume()
     db.write(batch(2))
     db.close()
     db = open_tiny(dev, **BIG)
@@ -152,6 +156,7 @@ def test_when_the_record_cannot_be_cut_off_it_is_applied():
         db.write(batch(1))
     assert info.value.record_kept is True
     assert db.get("t", b"00001-0") == b"v1"  # in the WAL and the memtable, like RocksDB after an IO error
+    db.resume()
     db.write(batch(2))
     db.close()
     db = open_tiny(dev, **BIG)

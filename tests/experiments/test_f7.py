@@ -1,0 +1,84 @@
+"""Finding F7 at the tiny scale: seed 004's session on each disk-full behaviour, and the capacity sweep."""
+
+import pytest
+
+from minidb.experiments import claims as cl
+from minidb.experiments import f7_disk_full as f7
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return f7.run("tiny", cache_dir=False, progress=False, executor=False)
+
+
+def session(tiny, behaviour):
+    s = tiny.attrs["session"]
+    return s[s.behaviour == behaviour].sort_values("step")
+
+
+def told(rows, statement):
+    return list(rows[rows.statement == statement].client_told)
+
+
+def counts(rows, table):
+    return list(rows[rows.statement == f"select count(*) from {table}"].count_star)
+
+
+def test_the_claims_that_must_hold_at_tiny_hold(tiny):
+    assert cl.failing(f7.claims(tiny), "tiny") == []
+
+
+def test_one_row_per_behaviour_with_the_columns_in_order(tiny):
+    assert list(tiny.columns) == list(f7.COLUMNS)
+    assert list(tiny.behaviour) == list(f7.BEHAVIOURS)
+    assert (tiny.points > 0).all()
+
+
+def test_only_the_2018_behaviour_loses_acknowledged_rows_anywhere_in_the_sweep(tiny):
+    lost = tiny.set_index("behaviour").acked_rows_lost
+    assert lost["2018 bug"] > 0
+    assert (lost.drop("2018 bug") == 0).all()
+    points = tiny.attrs["points"]
+    assert (points[points.behaviour != "2018 bug"].acked_rows_lost == 0).all()
+
+
+def test_the_fixed_behaviours_tell_the_client(tiny):
+    errors = tiny.set_index("behaviour").client_errors
+    assert (errors.drop("2018 bug") > 0).all()
+
+
+def test_the_2018_session_acknowledges_and_loses_like_the_post(tiny):
+    rows = session(tiny, "2018 bug")
+    n = f7.SIZES["tiny"].session_rows
+    assert told(rows, "insert into sbtest1 set k=1") == ["Query OK, 1 row affected"]
+    assert told(rows, "delete from sbtest2 where id<100") == ["Query OK, 99 rows affected"]
+    assert set(counts(rows, "sbtest1")) == {n} and set(counts(rows, "sbtest2")) == {n}  # the post's count(*)
+    assert rows.acked_changes_lost.iloc[0] == 100
+    assert all(t.startswith("ERROR 1105") for t in told(rows, "CREATE INDEX k_4 ON sbtest4(k)"))
+
+
+def test_the_abort_session_stops_then_restarts_with_nothing_lost(tiny):
+    rows = session(tiny, "abort on WAL error")
+    assert told(rows, "insert into sbtest1 set k=1") == ["ERROR 2013: lost connection (the server aborted)"]
+    assert "(mysqld restarts after the abort)" in set(rows.statement)
+    assert rows.acked_changes_lost.iloc[0] == 0
+
+
+def test_the_btree_session_says_table_full_and_loses_nothing(tiny):
+    rows = session(tiny, "InnoDB-like")
+    n = f7.SIZES["tiny"].session_rows
+    assert told(rows, "CREATE INDEX k_1 ON sbtest1(k)") == ["ERROR 1114: the table is full"]
+    assert counts(rows, "sbtest1")[-1] == n + 1 and counts(rows, "sbtest2")[-1] == n - 99
+    assert rows.acked_changes_lost.iloc[0] == 0
+
+
+def test_published_gives_the_posts_tables():
+    p = f7.published()
+    assert set(p) == {"setup", "session", "restart"}
+    assert f7.published_changes_lost() == 100
+    assert set(p["session"].count_star.dropna()) == {1_000_000}
+
+
+def test_an_unknown_behaviour_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown behaviour 'x'"):
+        f7.open_engine("x", None)
