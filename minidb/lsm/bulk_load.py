@@ -55,8 +55,9 @@ def bulk_load(engine, keyspace: str, pairs, unique: bool = False) -> int:
         sorted_run.put(seq, prefix + k, v)
     base, _ = cf.level_targets()
     bottommost = level == cf.version.num_levels - 1
-    outputs = TableOutputs(engine, cf, level, cf.options.compression_for(level, base, bottommost), "bulk-load")
-    write_tables(engine, "foreground", lambda: MergingIterator([sorted_run.iterator()]), outputs,
+    ctx = engine._job_context(engine.vs, engine.cfs)  # what a flush or compaction writes with
+    outputs = TableOutputs(ctx, cf, level, cf.options.compression_for(level, base, bottommost), "bulk-load")
+    write_tables(ctx, "foreground", lambda: MergingIterator([sorted_run.iterator()]), outputs,
                  target_file_size=cf.options.target_file_size(level, base))
     engine.counters["key_compares"] += sorted_run.compares
     with engine.device.stats.cause("foreground"):

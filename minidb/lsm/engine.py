@@ -76,7 +76,6 @@ class LSMEngine(BackgroundMixin, Engine):
         self._needs_schedule = True  # something changed that may call for a job
         self._bg_error: str | None = None  # the background error that made the engine read-only
         self._stopped: str | None = None  # why the engine stopped (on_wal_write_error="abort"); reopen to recover
-        self.recovery: dict = {}  # what the last open's WAL replay did (wal_recovery.ReplayReport.as_dict())
         self._manual = False  # a compact_range is running: no automatic compaction starts meanwhile
         self._file_refs: Counter = Counter()  # SST number -> scans reading it
         self._obsolete: set[int] = set()  # compacted SSTs to delete when their last scan ends
@@ -89,6 +88,7 @@ class LSMEngine(BackgroundMixin, Engine):
         self._ks_table: dict[str, tuple[int, bytes]] = opened.keyspaces  # keyspace -> (cf id, 4-byte key prefix)
         self.last_sequence: int = opened.last_sequence  # sequence number of the last write applied
         self.wal: WalWriter = opened.wal  # the WAL being written
+        self.recovery: dict = opened.recovery  # what the open's WAL replay did (wal_recovery.ReplayReport.as_dict())
         self._wal_numbers = [self.wal.number]  # WAL files on the device, oldest first
         self._run_background()
 

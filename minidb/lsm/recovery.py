@@ -75,6 +75,7 @@ class Recovery:
         self.keyspaces: dict[str, tuple[int, bytes]] = {}  # keyspace -> (column family id, 4-byte key prefix)
         self.last_sequence = 0  # sequence number of the last write recovered
         self.wal: WalWriter | None = None  # the new WAL the engine writes to
+        self.recovery: dict = {}  # what the WAL replay did (wal_recovery.ReplayReport.as_dict())
 
     def _job_context(self):
         return self._job_context_for(self.vs, self.cfs)
