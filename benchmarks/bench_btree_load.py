@@ -52,7 +52,9 @@ def load_minidb(rows: int, batch: int, seed: int, page_size: int) -> tuple[float
         engine.create_keyspace(name, unique=False)
     pack_pk, pack_row, pack_sec = PK.pack, ROW.pack, SECONDARY.pack
     elapsed = 0.0
+    logical = 0  # bytes of keys and values the client asked to write, the denominator of write-amp
     for chunk in batches(rows, batch, seed):
+        logical += len(chunk) * (PK.size + ROW.size + len(PAD) + 3 * SECONDARY.size)
         t0 = time.perf_counter()
         wb = WriteBatch()
         for pk, a, b, c, pad in chunk:
@@ -69,6 +71,7 @@ def load_minidb(rows: int, batch: int, seed: int, page_size: int) -> tuple[float
         "page_writes": device.stats.total(kind="data").writes,
         "redo_mb": device.stats.total(kind="redo").write_bytes / 1e6,
         "written_mb": io.write_bytes / 1e6,
+        "write_amp": io.write_amp(logical),
         "pk_leaf_fill": stats["keyspaces"]["primary"]["leaf_fill_mean"],
         "secondary_leaf_fill": sum(stats["keyspaces"][n]["leaf_fill_mean"] for n in INDEXES) / len(INDEXES),
         "height": stats["keyspaces"]["primary"]["height"],
@@ -94,8 +97,8 @@ def load_sqlite(rows: int, batch: int, seed: int) -> float:
     return elapsed
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Run both loads and print rows/s and the ratio."""
+def main(argv: list[str] | None = None) -> dict:
+    """Run both loads, print rows/s and the ratio; return the figures for the benchmark history."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks btree_load", description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000, help="rows to load (default 1,000,000)")
     parser.add_argument("--batch", type=int, default=1000, help="rows per transaction (default 1000)")
@@ -113,7 +116,13 @@ def main(argv: list[str] | None = None) -> None:
     print(f"  minidb / sqlite3                           {minidb_rate / sqlite_rate:12.2f}x")
     print(f"  minidb: tree height {info['height']}, PK leaf fill {info['pk_leaf_fill']:.2f}, secondary leaf fill "
           f"{info['secondary_leaf_fill']:.2f}, page reads {info['page_reads']}, page writes {info['page_writes']}, "
-          f"redo {info['redo_mb']:.1f} MB, written {info['written_mb']:.1f} MB")
+          f"redo {info['redo_mb']:.1f} MB, written {info['written_mb']:.1f} MB, write-amp {info['write_amp']:.2f}, "
+          f"{minidb_s / args.rows * 1e6:.2f} us/row")
+    return {"rows": args.rows, "page_size": args.page_size, "peer": f"sqlite3 {sqlite3.sqlite_version} :memory:",
+            "peer_rows_per_sec": round(sqlite_rate), "minidb_rows_per_sec": round(minidb_rate),
+            "ratio": round(minidb_rate / sqlite_rate, 3), "us_per_row": round(minidb_s / args.rows * 1e6, 3),
+            "write_amp": round(info["write_amp"], 3), "height": info["height"],
+            "pk_leaf_fill": round(info["pk_leaf_fill"], 3)}
 
 
 if __name__ == "__main__":

@@ -97,7 +97,8 @@ def run_rocksdict(rows, batch_rows: int, sync: str, workdir: Path) -> float:
     return elapsed
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> dict:
+    """Run both loads, print rows/s, the ratio and minidb's compaction stats; return the figures for the history."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks lsm_load --", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=1_000_000, help="rows to insert (default 1,000,000)")
@@ -120,9 +121,18 @@ def main(argv: list[str] | None = None) -> None:
     print(f"minidb LSM:          {r_mini:12,.0f} rows/s  ({t_mini:.2f} s)")
     print(f"minidb / rocksdict:  {r_mini / r_rocks:12.2f}")
     io = dev.stats.total().per_op(args.rows)
+    write_amp = dev.stats.total().write_amp(db.counters["user_bytes"])
+    version = db.column_family("default").version
+    levels = {f"L{i}": len(files) for i, files in enumerate(version.levels) if files}  # files per non-empty level
     print(f"minidb IO per row: {io['wkb_per_op']:.3f} wKB, {io['rkb_per_op']:.3f} rKB "
-          f"(foreground reads: {dev.stats.total(cause='foreground').reads})")
+          f"(foreground reads: {dev.stats.total(cause='foreground').reads}); write-amp {write_amp:.2f} "
+          f"(device bytes / user bytes); files per level {levels}; {t_mini / args.rows * 1e6:.2f} us/row")
     print(db.compaction_stats_text(unit="MB"))
+    return {"rows": args.rows, "device": args.device, "sync": args.sync, "peer": "rocksdict",
+            "peer_rows_per_sec": round(r_rocks), "minidb_rows_per_sec": round(r_mini),
+            "ratio": round(r_mini / r_rocks, 3), "us_per_row": round(t_mini / args.rows * 1e6, 3),
+            "write_amp": round(write_amp, 3), "wkb_per_row": round(io["wkb_per_op"], 4),
+            "levels": levels}
 
 
 if __name__ == "__main__":
