@@ -29,6 +29,8 @@ test: build
 	$(PY) -m pytest -n auto -q
 	@echo "make test: passed"
 
+# The chapters' sweeps run where $$MINIDB_EXECUTOR says: this machine's cores by default, or a Dask scheduler's
+# address (MINIDB_EXECUTOR=tcp://host:8786 make book SCALE=large; see the README).
 book: build
 	MINIDB_SCALE=$(SCALE) $(VENV)/bin/jupyter-book build book -W -n --keep-going
 	@echo "The book is at book/_build/html/index.html"
