@@ -37,9 +37,18 @@ import offline_site  # noqa: E402  (the extension beside this file: the cache fo
 def notebooks(book: Path) -> list[Path]:
     """The pages of ``book``'s table of contents that are notebooks (they have code cells), in reading order."""
     toc = yaml.safe_load((book / "_toc.yml").read_text(encoding="utf-8"))
-    files = [toc["root"]] + [c["file"] for part in [toc] + toc.get("parts", []) for c in part.get("chapters", [])]
+    files = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                files.append(entry["file"])
+            walk(entry.get("sections"))
+
+    for part in [toc] + toc.get("parts", []):
+        walk(part.get("chapters"))
     pages = [book / f"{f}.md" for f in files]
-    return [p for p in pages if is_myst_markdown_notebook(p.read_text(encoding="utf-8"))]
+    return [p for p in pages if p.is_file() and is_myst_markdown_notebook(p.read_text(encoding="utf-8"))]
 
 
 def _cpu_seconds() -> float:
