@@ -29,7 +29,12 @@ test: build
 	$(PY) -m pytest -n auto -q
 	@echo "make test: passed"
 
+# The chapters' sweeps run where $$MINIDB_EXECUTOR says: this machine's cores by default, or a Dask scheduler's
+# address (MINIDB_EXECUTOR=tcp://host:8786 make book SCALE=large; see the README).
+# The chapters run first, JOBS at a time (default: one per core), each printing its wall and CPU time; the build
+# then takes their outputs from the cache they were stored in.
 book: build
+	MINIDB_SCALE=$(SCALE) $(PY) book/_ext/execute_parallel.py book $(if $(JOBS),--jobs $(JOBS))
 	MINIDB_SCALE=$(SCALE) $(VENV)/bin/jupyter-book build book -W -n --keep-going
 	@echo "The book is at book/_build/html/index.html"
 

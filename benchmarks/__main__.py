@@ -1,10 +1,13 @@
-"""``python -m benchmarks [NAME ...] [-- ARGS]``: run the benchmarks named (default: all), passing ARGS to each."""
+"""``python -m benchmarks [NAME ...] [-- ARGS]``: run the benchmarks named (default: all), passing ARGS to each, and
+record their ratios in ``benchmarks/results/<date>-<commit>.json`` (see ``benchmarks.history``)."""
 
 import argparse
 import importlib
 import pkgutil
 import sys
 from pathlib import Path
+
+from benchmarks import history
 
 
 def available() -> list[str]:
@@ -22,6 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument("names", nargs="*", metavar="NAME",
                         help=f"benchmarks to run (default: all): {', '.join(available())}")
+    parser.add_argument("--no-record", action="store_true",
+                        help="print only; do not write the run to benchmarks/results/")
     args = parser.parse_args(argv)
     chosen = []
     for name in args.names or available():
@@ -30,9 +35,12 @@ def main(argv: list[str] | None = None) -> int:
         if not found:
             parser.error(f"unknown benchmark {name!r}; known: {', '.join(available())}")
         chosen += [b for b in found if b not in chosen]
+    results = {}
     for name in chosen:
         print(f"== {name}")
-        importlib.import_module(f"benchmarks.bench_{name}").main(rest)
+        results[name] = importlib.import_module(f"benchmarks.bench_{name}").main(rest)
+    if not args.no_record:
+        print(f"recorded in {history.record(results, rest)}")
     return 0
 
 

@@ -42,70 +42,8 @@ WORK = {
     "cache_misses": "lookups that had to read the device",
 }
 
-# Bytes a batch accounts per operation beyond its key and value: RocksDB's WriteBatch stores a type tag,
-# the column family id and two varint lengths per record (db/write_batch.cc), about 8 bytes.
-BATCH_OP_OVERHEAD = 8
-
-
-class BatchTooLarge(MemoryError):
-    """A write batch grew past its memory limit (seed 000: rocksdb_max_row_locks / transaction size limits)."""
-
-
-class WriteBatch:
-    """Changes applied atomically by ``engine.write(batch)``; its ``nbytes`` is the memory it holds.
-
-    With ``limit`` set, a ``put``/``delete`` that would take the batch past ``limit`` bytes raises
-    ``BatchTooLarge`` and leaves the batch as it was, so the caller can commit what it has and go on
-    ("commit in the middle", seed 000).
-    """
-
-    __slots__ = ("ops", "nbytes", "limit")
-
-    def __init__(self, limit: int | None = None) -> None:
-        if limit is not None and limit <= 0:
-            raise ValueError(f"bad write batch memory limit {limit!r}: must be > 0 or None")
-        self.ops: list[tuple[str, bytes, bytes | None]] = []  # (keyspace, key, value or None for a delete)
-        self.nbytes = 0  # memory the batch holds: keys, values and per-op overhead
-        self.limit = limit  # most bytes the batch may hold, None for no limit
-
-    def _add(self, keyspace: str, key: bytes, value: bytes | None) -> None:
-        check_key(key)
-        if value is not None and not isinstance(value, (bytes, bytearray)):
-            raise ValueError(f"a value must be bytes, got {type(value).__name__}")
-        size = len(key) + (len(value) if value is not None else 0) + BATCH_OP_OVERHEAD
-        if self.limit is not None and self.nbytes + size > self.limit:
-            raise BatchTooLarge(
-                f"write batch would hold {self.nbytes + size} bytes, over its limit of {self.limit} bytes "
-                f"({len(self.ops)} operations so far): commit it and start a new batch"
-            )
-        self.ops.append((keyspace, bytes(key), None if value is None else bytes(value)))
-        self.nbytes += size
-
-    def put(self, keyspace: str, key: bytes, value: bytes) -> None:
-        """Add: set ``key`` to ``value`` in ``keyspace``."""
-        self._add(keyspace, key, value)
-
-    def delete(self, keyspace: str, key: bytes) -> None:
-        """Add: remove ``key`` from ``keyspace`` (no error if it is absent)."""
-        self._add(keyspace, key, None)
-
-    def clear(self) -> None:
-        """Drop every change (after a commit, to reuse the batch)."""
-        self.ops.clear()
-        self.nbytes = 0
-
-    def __len__(self) -> int:
-        return len(self.ops)
-
-    def logical_bytes(self) -> int:
-        """Bytes of keys and values the client asked to write: the denominator of write amplification."""
-        return sum(len(k) + (len(v) if v is not None else 0) for _, k, v in self.ops)
-
-
-def check_key(key: bytes) -> None:
-    """Raise ValueError unless ``key`` is non-empty bytes."""
-    if not isinstance(key, (bytes, bytearray)) or not key:
-        raise ValueError(f"a key must be non-empty bytes, got {key!r}")
+# The write batch is in Cython (write_batch.pyx): engines' loads build one per transaction, a put per index entry.
+from .write_batch import BATCH_OP_OVERHEAD, BatchTooLarge, WriteBatch, check_key  # noqa: F401 (re-exported)
 
 
 class Engine(ABC):

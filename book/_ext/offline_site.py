@@ -14,8 +14,10 @@ Three jobs:
   the offline book cannot show it, so write the formula as code or text instead.
 * **Fresh results.** Sphinx rebuilds only the pages whose source changed, but a chapter's outputs also depend on
   ``MINIDB_SCALE``, on the engines' code and on the published data. A fingerprint of those is registered as a
-  configuration value that invalidates the environment, so a change to any of them reruns every chapter, while a
-  second ``make book`` with nothing changed is quick.
+  configuration value that invalidates the environment, so a change to any of them rereads every chapter, and it
+  names the folder of executed notebooks (jupyter-cache) the chapters' outputs come from, so a change to any of
+  them reruns every chapter, while a second ``make book`` with nothing changed is quick. ``execute_parallel.py``
+  fills that folder with several chapters at once before the build.
 """
 
 from __future__ import annotations
@@ -36,11 +38,15 @@ _EXTERNAL = re.compile(r"^(https?:)?//|https?://")  # an address on another site
 _THEBE = ("sphinx-thebe.js", "sphinx-thebe.css")  # sphinx-thebe's own files: only useful to load thebe online
 
 
+KERNEL_ENV = {charts.OFFLINE_ENV: "1"}  # what the chapters' kernels need in their environment: offline charts
+
+
 def setup(app):
     """Register the inputs' fingerprint, the bundle on every page, the asset filter and the bundle writer."""
     # The notebooks run in kernels started by this process, which inherit its environment.
-    os.environ[charts.OFFLINE_ENV] = "1"
+    os.environ.update(KERNEL_ENV)
     app.add_config_value("minidb_inputs", inputs_fingerprint(), "env")  # a change rereads (reruns) every page
+    app.connect("config-inited", use_inputs_cache)
     app.add_js_file(charts.BUNDLE_FILE)  # a plain <script> in <head>: loaded before the pages' chart scripts
     app.connect("html-page-context", drop_external_assets, priority=900)  # after mathjax and thebe add theirs
     app.connect("build-finished", write_bundle)
@@ -57,6 +63,20 @@ def inputs_fingerprint() -> str:
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
     return f"scale={os.environ.get('MINIDB_SCALE', 'small')} inputs={digest.hexdigest()[:16]}"
+
+
+def cache_folder(build_dir: Path) -> Path:
+    """The jupyter-cache of executed notebooks for the current inputs, under the build folder ``build_dir``: one
+    folder per scale and inputs digest, so outputs computed from other engines, data or scale are never reused."""
+    scale, digest = (part.split("=", 1)[1] for part in inputs_fingerprint().split())
+    return Path(build_dir).resolve() / ".jupyter_cache" / f"{scale}-{digest}"
+
+
+def use_inputs_cache(app, config) -> None:
+    """Point myst-nb's execution cache at ``cache_folder`` (where ``execute_parallel.py`` stores the notebooks it
+    ran), unless the configuration names a cache of its own."""
+    if not config.nb_execution_cache_path:
+        config.nb_execution_cache_path = str(cache_folder(Path(app.outdir).parent))
 
 
 def drop_external_assets(app, pagename: str, templatename: str, context: dict, doctree) -> None:

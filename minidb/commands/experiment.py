@@ -2,6 +2,7 @@
 
     minidb experiment f1 --scale small --out f1.csv
     minidb experiment f1_insert_benchmark --scale tiny
+    minidb experiment f3 --scale large --executor tcp://scheduler-host:8786
 
 An experiment is a module of ``minidb.experiments`` named for its finding, ``f<N>_<topic>`` (e.g.
 ``f1_insert_benchmark``), with ``run(scale=None) -> pandas.DataFrame``. It can be named in full or by its finding
@@ -12,12 +13,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import re
 import sys
 from pathlib import Path
 
 from .. import experiments, scale as scales
+from ..experiments import executors
 
 EXPERIMENT_NAME = re.compile(r"^(f\d+)_\w+$")  # f<finding number>_<topic>
 
@@ -57,16 +60,23 @@ def register(subparsers) -> None:
                    help=f"experiment size (default: ${scales.ENV} or {scales.DEFAULT})")
     p.add_argument("--out", type=Path, metavar="FILE.csv", help="where to write the results (default: NAME.csv, "
                    "with the module's full name)")
+    p.add_argument("--executor", metavar="WHERE",
+                   help=f"where the sweep's points run: 'processes' (this machine's cores), 'serial', or a Dask "
+                   f"scheduler address such as tcp://host:8786 (default: ${executors.ENV} or processes)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run the experiment, write the CSV, print where; exit code 2 for an unknown experiment."""
+    """Run the experiment, write the CSV, print where; exit code 2 for an unknown experiment or executor."""
     try:
         module_name = resolve(args.name)
+        if args.executor is not None:
+            executors.spec(args.executor, option="--executor")  # a bad value is refused before any work starts
     except ValueError as e:
         print(f"minidb experiment: error: {e}", file=sys.stderr)
         return 2
+    if args.executor is not None:
+        os.environ[executors.ENV] = args.executor  # every sweep of the experiment reads it (see executors.from_env)
     module = importlib.import_module(f"{experiments.__name__}.{module_name}")
     frame = module.run(scale=args.scale)
     out = args.out if args.out is not None else Path(f"{module_name}.csv")

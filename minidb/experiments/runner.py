@@ -14,8 +14,9 @@ prepends the point's parameters as columns and concatenates the points in grid o
   re-running a chapter redoes only the points that changed. The version includes a fingerprint of minidb's own
   source files, so a change to an engine invalidates the cache without a version bump. ``cache_dir=False`` turns
   caching off.
-* **Parallelism**: points not in the cache run through a ``concurrent.futures`` executor: by default a process pool
-  with one worker per core. Pass any executor to run elsewhere, e.g. a Dask cluster with
+* **Parallelism**: points not in the cache run through a ``concurrent.futures`` executor. By default
+  (``executor=None``) the one ``$MINIDB_EXECUTOR`` names (see ``executors``): a process pool with one worker per
+  core unless it names ``serial`` or a Dask scheduler address. Pass any executor to run elsewhere, e.g.
   ``executor=client.get_executor()``; pass ``executor=False`` to run in this process (for debugging).
   Results are the same either way: every point is seeded and deterministic.
 * **Progress**: a tqdm bar over the points (``progress=False`` hides it).
@@ -36,6 +37,7 @@ import pandas as pd
 from tqdm import tqdm  # the plain bar: tqdm.auto warns in notebooks without ipywidgets
 
 from .. import __version__
+from . import executors
 
 
 def grid_points(grid: dict[str, list] | list[dict]) -> list[dict[str, Any]]:
@@ -128,6 +130,8 @@ def sweep(
         results[i] = frame
 
     bar = tqdm(total=len(points), initial=len(points) - len(todo), desc=name, disable=not progress, leave=False)
+    if executor is None and len(todo) > 1:
+        executor = executors.from_env()
     if executor is False or len(todo) <= 1:
         for i, params, path in todo:
             store(i, params, path, func(**params))

@@ -67,16 +67,16 @@ class Payloads:
         self.uniqueness = uniqueness  # fraction of each payload that is random
         self.max_len = max_len  # longest payload
         self.motif = LETTERS[rng.integers(0, len(LETTERS), 128)].tobytes()  # the repeated part
+        self.cycle = self.motif * (max_len // 128 + 2)  # the motif repeated past any payload: sliced, not rebuilt
 
     def make(self, n: int) -> list[bytes]:
         """``n`` payloads."""
-        lengths = geometric_mean_lengths(self.rng, n, self.median, 1, self.max_len).tolist()
         out = []
-        for length in lengths:
+        draw_start, draw_bytes = self.rng.integers, self.rng.bytes
+        for length in geometric_mean_lengths(self.rng, n, self.median, 1, self.max_len):
             unique = int(round(length * self.uniqueness))
-            start = int(self.rng.integers(0, 128))
-            repeat = (self.motif[start:] + self.motif * (length // 128 + 1))[:length - unique]
-            out.append(repeat + self.rng.bytes(unique))
+            start = int(draw_start(0, 128))
+            out.append(self.cycle[start:start + length - unique] + draw_bytes(unique))
         return out
 
 

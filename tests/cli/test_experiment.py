@@ -77,3 +77,19 @@ def test_bad_arguments_exit_2_with_one_line(cli, fake_experiment, argv, fragment
 def test_help(cli):
     code, out, _ = cli("experiment", "--help")
     assert code == 0 and "--scale" in out and "FILE.csv" in out
+
+
+def test_executor_flag_sets_where_the_sweeps_run(cli, fake_experiment, tmp_path, monkeypatch):
+    from minidb.experiments import executors
+
+    monkeypatch.delenv(executors.ENV, raising=False)  # restored after the test: the flag sets it for the run
+    code, _, err = cli("experiment", "f97", "--scale", "tiny", "--executor", "serial", "--out", tmp_path / "f.csv")
+    assert code == 0, err
+    assert executors.spec() == "serial"
+
+
+def test_bad_executor_is_a_usage_error_before_any_work(cli, fake_experiment, tmp_path):
+    out = tmp_path / "f.csv"
+    assert_usage_error(cli("experiment", "f97", "--executor", "threads", "--out", out),
+                       "--executor='threads' is not an executor", "tcp://")
+    assert not out.exists()

@@ -1,0 +1,107 @@
+"""Run the book's notebooks in parallel before Sphinx reads them, and print each one's time.
+
+``make book`` runs this, then ``jupyter-book build``. Jupyter Book executes notebooks one after another; the
+chapters are independent (each sweeps its own experiment, sharing finished points through the sweep cache), so
+this runs them ``--jobs`` at a time, each in its own kernel, and stores every executed notebook in the
+jupyter-cache that the build then reads (``execute_notebooks: cache`` in ``_config.yml``). The cache lives in a
+folder named by ``offline_site.cache_folder``: the scale and a digest of the engines' sources and the published
+data, so a change to any of them is a cold build and a stale result is never shown.
+
+For each notebook it prints the wall time and the CPU time of its kernel and of the processes the kernel started
+(sweep workers), or that it was already cached. CPU time is what the notebook costs; wall time also depends on
+what else the machine runs.
+
+    python book/_ext/execute_parallel.py book --jobs 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import yaml
+from jupyter_cache import get_cache
+from jupyter_cache.base import CacheBundleIn
+from jupyter_cache.executors.utils import single_nb_execution
+from myst_nb.core.read import is_myst_markdown_notebook, myst_nb_reader_plugin
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import offline_site  # noqa: E402  (the extension beside this file: the cache folder and the kernels' settings)
+
+
+def notebooks(book: Path) -> list[Path]:
+    """The pages of ``book``'s table of contents that are notebooks (they have code cells), in reading order."""
+    toc = yaml.safe_load((book / "_toc.yml").read_text(encoding="utf-8"))
+    files = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                files.append(entry["file"])
+            walk(entry.get("sections"))
+
+    for part in [toc] + toc.get("parts", []):
+        walk(part.get("chapters"))
+    pages = [book / f"{f}.md" for f in files]
+    return [p for p in pages if p.is_file() and is_myst_markdown_notebook(p.read_text(encoding="utf-8"))]
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of every child it has waited for (kernels, and their sweep workers)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def execute(path: Path, timeout: int):
+    """Execute the notebook at ``path`` in its folder; (notebook, error text or None, wall s, CPU s)."""
+    nb = myst_nb_reader_plugin(str(path))
+    wall, cpu = time.perf_counter(), _cpu_seconds()
+    result = single_nb_execution(nb, cwd=str(path.parent), timeout=timeout, allow_errors=False, meta_override=True)
+    return nb, result.exc_string if result.err else None, time.perf_counter() - wall, _cpu_seconds() - cpu
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("book", type=Path, help="the book's folder (with _config.yml and _toc.yml)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="notebooks run at once (default: "
+                        "one per core)")
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs must be >= 1, got {args.jobs}")
+    book = args.book.resolve()
+    config = yaml.safe_load((book / "_config.yml").read_text(encoding="utf-8"))
+    timeout = int(config.get("execute", {}).get("timeout", 1800))
+    os.environ.update(offline_site.KERNEL_ENV)  # the kernels render charts as the build's kernels do
+    cache = get_cache(str(offline_site.cache_folder(book / "_build")))
+    todo = []
+    for path in notebooks(book):
+        try:
+            cache.match_cache_notebook(myst_nb_reader_plugin(str(path)))
+            print(f"  {path.relative_to(book)}: cached", flush=True)
+        except KeyError:
+            todo.append(path)
+    start, failed = time.perf_counter(), []
+    with ProcessPoolExecutor(max_workers=min(args.jobs, len(todo) or 1)) as pool:
+        futures = {path: pool.submit(execute, path, timeout) for path in todo}
+        for path, future in futures.items():
+            nb, error, wall, cpu = future.result()
+            name = path.relative_to(book)
+            if error:
+                failed.append(name)
+                print(f"  {name}: FAILED after {wall:.0f} s\n{error}", flush=True)
+                continue
+            cache.cache_notebook_bundle(CacheBundleIn(nb, str(path), data={"execution_seconds": wall}),
+                                        check_validity=False, overwrite=True)
+            print(f"  {name}: {wall:6.1f} s wall, {cpu:6.1f} s CPU", flush=True)
+    print(f"executed {len(todo) - len(failed)} of {len(todo)} notebooks ({len(notebooks(book)) - len(todo)} "
+          f"cached) in {time.perf_counter() - start:.0f} s with {args.jobs} at a time", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
