@@ -7,11 +7,12 @@ Three jobs:
   (``MINIDB_OFFLINE_CHARTS=1``), adds ``_static/minidb-vega.js`` to every page before the page's own scripts run,
   and writes that file when the build finishes. The file is regenerated only when its header line (the library
   versions) changes, so a second build does not redo it.
-* **Nothing from outside.** Sphinx and Jupyter Book add scripts that load from CDNs: MathJax (on every notebook
-  page) and thebe's launcher (sphinx-thebe, installed by Jupyter Book even with launch buttons off). Before each
-  page is written, every script or stylesheet that names an ``http(s)://`` address is dropped. A page that
-  actually needs one (math, which MathJax would typeset) gets a warning, which ``-W`` turns into a build error:
-  the offline book cannot show it, so write the formula as code or text instead.
+* **Nothing from outside.** Sphinx and Jupyter Book add scripts that load from CDNs: thebe's launcher
+  (sphinx-thebe, installed by Jupyter Book even with launch buttons off), and MathJax unless ``mathjax_path``
+  is local. Before each page is written, every script or stylesheet that names an ``http(s)://`` address is
+  dropped. The book's MathJax comes from the ``sphinx-mathjax-offline`` package, which copies MathJax 3 into
+  ``_static/mathjax``; should MathJax ever come from a CDN again, a page with math gets a warning, which ``-W``
+  turns into a build error.
 * **Fresh results.** Sphinx rebuilds only the pages whose source changed, but a chapter's outputs also depend on
   ``MINIDB_SCALE``, on the engines' code and on the published data. A fingerprint of those is registered as a
   configuration value that invalidates the environment, so a change to any of them reruns every chapter, while a
@@ -68,8 +69,8 @@ def drop_external_assets(app, pagename: str, templatename: str, context: dict, d
         for asset in dropped:
             if "mathjax" in _address(asset).lower() and _has_math(app, pagename):
                 logger.warning(f"{pagename}: this page has math, which needs MathJax from {_address(asset)}; "
-                               "the book is built to work offline, so write the formula as code or text "
-                               "(a '$' in prose starts math: write '\\$')")
+                               "the book is built to work offline: load sphinx-mathjax-offline (book/_config.yml) "
+                               "(and a '$' in prose starts math: write '\\$')")
 
 
 def _address(asset) -> str:
