@@ -125,6 +125,8 @@ SPECS: dict[str, Table | Quoted] = {
     "cloud_volume_limits": Quoted(rows=2),
     "cloud_scaling_data_size": Quoted(rows=2),
     "gp2_iops_by_size": Quoted(rows=3),
+    "gp2_size_sweep": Quoted(rows=2),
+    "gp2_raid0": Quoted(rows=1, exempt=("volumes",)),
     "cf_compaction_stats": Table(rows=9, views=(
         View(lambda r: f"{r['level']} {r['files']}/{r['files_compacting']} {_rocksdb_size(r['size_mb'])} "
                        f"{r['score']} {r['read_gb']} {r['rn_gb']} {r['rnp1_gb']} {r['write_gb']} {r['wnew_gb']} "
@@ -237,7 +239,7 @@ def test_sources_row_is_complete(name):
 UNIT_SUFFIXES = ("_per_sec", "_gb", "_mb", "_kb", "_pct", "_per_year", "_per_insert", "_per_txn", "_files", "_sec",
                  "tps", "iops")  # a number's column name ends with its unit ...
 # ... or it counts something, or is a ratio.
-COUNTS = {"clients", "files", "files_compacting", "comp_cnt", "keys_in", "keys_dropped", "score", "w_amp"}
+COUNTS = {"clients", "volumes", "files", "files_compacting", "comp_cnt", "keys_in", "keys_dropped", "score", "w_amp"}
 
 
 @pytest.mark.parametrize("name", data.names())
