@@ -126,6 +126,7 @@ SPECS: dict[str, Table | Quoted] = {
     "cloud_scaling_data_size": Quoted(rows=2),
     "gp2_iops_by_size": Quoted(rows=3),
     "gp2_size_sweep": Quoted(rows=2),
+    "myrocks_efficiency_summary": Quoted(rows=1),
     "gp2_raid0": Quoted(rows=1, exempt=("volumes",)),
     "cf_compaction_stats": Table(rows=9, views=(
         View(lambda r: f"{r['level']} {r['files']}/{r['files_compacting']} {_rocksdb_size(r['size_mb'])} "
