@@ -1,6 +1,6 @@
 """Sphinx extension: the book is a site that works with no network, and its chapters rerun when their inputs change.
 
-Three jobs:
+Four jobs:
 
 * **Charts.** Each chart a chapter displays is a ``<div>`` and a script calling ``window.vegaEmbed`` (see
   ``minidb.charts``). This extension tells the chapters' kernels to render charts that way
@@ -13,6 +13,9 @@ Three jobs:
   dropped. The book's MathJax comes from the ``sphinx-mathjax-offline`` package, which copies MathJax 3 into
   ``_static/mathjax``; should MathJax ever come from a CDN again, a page with math gets a warning, which ``-W``
   turns into a build error.
+* **Notebooks to download.** The download button of sphinx-book-theme offers a chapter as ``.ipynb`` only when a
+  launch service (Binder, Colab) is configured, which an offline book has none of. Each notebook page's executed
+  notebook is copied into ``_sources`` and offered by the button, as the theme would with a launch service.
 * **Fresh results.** Sphinx rebuilds only the pages whose source changed, but a chapter's outputs also depend on
   ``MINIDB_SCALE``, on the engines' code and on the published data. A fingerprint of those is registered as a
   configuration value that invalidates the environment, so a change to any of them reruns every chapter, while a
@@ -24,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 from pathlib import Path
 
 from sphinx.util import logging
@@ -43,6 +47,7 @@ def setup(app):
     app.add_config_value("minidb_inputs", inputs_fingerprint(), "env")  # a change rereads (reruns) every page
     app.add_js_file(charts.BUNDLE_FILE)  # a plain <script> in <head>: loaded before the pages' chart scripts
     app.connect("html-page-context", drop_external_assets, priority=900)  # after mathjax and thebe add theirs
+    app.connect("html-page-context", offer_notebook, priority=400)  # before the theme's buttons (501) read it
     app.connect("build-finished", write_bundle)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
 
@@ -71,6 +76,17 @@ def drop_external_assets(app, pagename: str, templatename: str, context: dict, d
                 logger.warning(f"{pagename}: this page has math, which needs MathJax from {_address(asset)}; "
                                "the book is built to work offline: load sphinx-mathjax-offline (book/_config.yml) "
                                "(and a '$' in prose starts math: write '\\$')")
+
+
+def offer_notebook(app, pagename: str, templatename: str, context: dict, doctree) -> None:
+    """Copy ``pagename``'s executed notebook into ``_sources`` and have the download button offer it."""
+    executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
+    if app.builder.format != "html" or not executed.is_file():
+        return  # not a notebook page
+    target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(executed, target)
+    context["ipynb_source"] = f"{pagename}.ipynb"
 
 
 def _address(asset) -> str:

@@ -97,6 +97,17 @@ def test_chart_pages_load_the_bundled_vega(site):
         assert re.search(rf'<script src="(\.\./)*_static/{re.escape(charts.BUNDLE_FILE)}', html), page.name
 
 
+def test_every_chapter_can_be_downloaded_as_an_executed_notebook(site):
+    import nbformat
+
+    for chapter in chapters():
+        name = chapter.relative_to(BOOK).with_suffix(".ipynb")
+        page = (site / chapter.relative_to(BOOK)).with_suffix(".html").read_text(encoding="utf-8")
+        assert f"_sources/{name.as_posix()}" in page, f"{name}: no download link"
+        notebook = nbformat.read(site / "_sources" / name, as_version=4)
+        assert any(cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"), f"{name}: not run"
+
+
 def test_math_is_typeset_by_the_bundled_mathjax(tmp_path):
     book = tmp_path / "book"
     book.mkdir()
