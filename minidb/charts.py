@@ -48,7 +48,7 @@ CAUSE_COLORS = {  # IO causes, in every chart: foreground dark, background jobs 
     "checkpoint": "#a6dba0",
     "recovery": "#c51b7d",
 }
-PANEL_WIDTH = 260  # pixels per panel: two panels and their axes fit the book's text column
+PANEL_WIDTH = 210  # pixels per panel: two panels, their axes and titles fit the book's text column (about 600 px)
 PANEL_HEIGHT = 200
 
 _BTREE_NAMES = ("innodb", "btree", "b+tree", "b-tree")  # prefixes of B+tree engine names, lower case
