@@ -1,17 +1,21 @@
 """Sphinx extension: the book is a site that works with no network, and its chapters rerun when their inputs change.
 
-Three jobs:
+Four jobs:
 
 * **Charts.** Each chart a chapter displays is a ``<div>`` and a script calling ``window.vegaEmbed`` (see
   ``minidb.book.charts``). This extension tells the chapters' kernels to render charts that way
   (``MINIDB_OFFLINE_CHARTS=1``), adds ``_static/minidb-vega.js`` to every page before the page's own scripts run,
   and writes that file when the build finishes. The file is regenerated only when its header line (the library
   versions) changes, so a second build does not redo it.
-* **Nothing from outside.** Sphinx and Jupyter Book add scripts that load from CDNs: MathJax (on every notebook
-  page) and thebe's launcher (sphinx-thebe, installed by Jupyter Book even with launch buttons off). Before each
-  page is written, every script or stylesheet that names an ``http(s)://`` address is dropped. A page that
-  actually needs one (math, which MathJax would typeset) gets a warning, which ``-W`` turns into a build error:
-  the offline book cannot show it, so write the formula as code or text instead.
+* **Nothing from outside.** Sphinx and Jupyter Book add scripts that load from CDNs: thebe's launcher
+  (sphinx-thebe, installed by Jupyter Book even with launch buttons off), and MathJax unless ``mathjax_path``
+  is local. Before each page is written, every script or stylesheet that names an ``http(s)://`` address is
+  dropped. The book's MathJax comes from the ``sphinx-mathjax-offline`` package, which copies MathJax 3 into
+  ``_static/mathjax``; should MathJax ever come from a CDN again, a page with math gets a warning, which ``-W``
+  turns into a build error.
+* **Notebooks to download.** The download button of sphinx-book-theme offers a chapter as ``.ipynb`` only when a
+  launch service (Binder, Colab) is configured, which an offline book has none of. Each notebook page's executed
+  notebook is copied into ``_sources`` and offered by the button, as the theme would with a launch service.
 * **Fresh results.** Sphinx rebuilds only the pages whose source changed, but a chapter's outputs also depend on
   ``MINIDB_SCALE``, on the engines' code and on the published data. A fingerprint of those is registered as a
   configuration value that invalidates the environment, so a change to any of them rereads every chapter, and it
@@ -25,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 from pathlib import Path
 
 from sphinx.util import logging
@@ -49,6 +54,7 @@ def setup(app):
     app.connect("config-inited", use_inputs_cache)
     app.add_js_file(charts.BUNDLE_FILE)  # a plain <script> in <head>: loaded before the pages' chart scripts
     app.connect("html-page-context", drop_external_assets, priority=900)  # after mathjax and thebe add theirs
+    app.connect("html-page-context", offer_notebook, priority=400)  # before the theme's buttons (501) read it
     app.connect("build-finished", write_bundle)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
 
@@ -89,8 +95,19 @@ def drop_external_assets(app, pagename: str, templatename: str, context: dict, d
         for asset in dropped:
             if "mathjax" in _address(asset).lower() and _has_math(app, pagename):
                 logger.warning(f"{pagename}: this page has math, which needs MathJax from {_address(asset)}; "
-                               "the book is built to work offline, so write the formula as code or text "
-                               "(a '$' in prose starts math: write '\\$')")
+                               "the book is built to work offline: load sphinx-mathjax-offline (book/_config.yml) "
+                               "(and a '$' in prose starts math: write '\\$')")
+
+
+def offer_notebook(app, pagename: str, templatename: str, context: dict, doctree) -> None:
+    """Copy ``pagename``'s executed notebook into ``_sources`` and have the download button offer it."""
+    executed = Path(app.outdir).parent / "jupyter_execute" / f"{pagename}.ipynb"
+    if app.builder.format != "html" or not executed.is_file():
+        return  # not a notebook page
+    target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(executed, target)
+    context["ipynb_source"] = f"{pagename}.ipynb"
 
 
 def _address(asset) -> str:

@@ -46,7 +46,7 @@ CAUSE_COLORS = {  # IO causes, in every chart: foreground dark, background jobs 
     "checkpoint": "#a6dba0",
     "recovery": "#c51b7d",
 }
-PANEL_WIDTH = 260  # pixels per panel: two panels and their axes fit the book's text column
+PANEL_WIDTH = 210  # pixels per panel: two panels, their axes and titles fit the book's text column (about 600 px)
 PANEL_HEIGHT = 200
 
 
@@ -102,14 +102,20 @@ def enable(offline: bool | None = None) -> None:
 
 # -- published beside reproduced ---------------------------------------------------------------------------------
 def side_by_side(published, reproduced, x: str, y: str, color: str | None = None, title: str | None = None,
-                 mark: str = "line", y_title: str | None = None, reproduced_note: str = "") -> alt.HConcatChart:
-    """Two panels with shared x, y and colour scales: the published table and the engines' counted result.
+                 mark: str = "line", y_title: str | None = None, reproduced_note: str = "",
+                 y_scale: str = "shared") -> alt.HConcatChart:
+    """Two panels with shared x and colour scales: the published table and the engines' counted result.
 
     ``x``, ``y`` and ``color`` are column names present in both frames, optionally with an Altair type
     (``"clients:O"``); the y column must be the same quantity in the same unit in both, which its name says
     (``inserts_per_sec``). ``mark`` is ``line`` (with points), ``bar`` (grouped by colour) or ``point``. The
-    published panel's subtitle cites the post when the frame came from ``minidb.data.load``.
+    published panel's subtitle cites the post when the frame came from ``minidb.data.load``. ``y_scale`` is
+    ``shared`` (one y axis: the same quantity, comparable as values) or ``independent`` (each panel its own y
+    axis, for a modelled rate beside a measured one whose shapes, not values, compare; each panel's title says so).
     """
+    if y_scale not in ("shared", "independent"):
+        raise ValueError(f"side_by_side: y_scale must be 'shared' or 'independent', got {y_scale!r}")
+    own = " (own y scale)" if y_scale == "independent" else ""
     for label, frame in (("published", published), ("reproduced", reproduced)):
         _require_columns(frame, (x, y, color), f"side_by_side: the {label} frame")
     color_scale = None
@@ -118,11 +124,11 @@ def side_by_side(published, reproduced, x: str, y: str, color: str | None = None
         color_scale = engine_scale([*published[cname].astype(str), *reproduced[cname].astype(str)])
     name = published.attrs.get("name")
     left = panel(published, x, y, color, mark=mark, y_title=y_title, color_scale=color_scale,
-                 title=alt.Title("Published", subtitle=data.cite(name) if name else ""))
+                 title=alt.Title(f"Published{own}", subtitle=data.cite(name) if name else ""))
     right = panel(reproduced, x, y, color, mark=mark, y_title=y_title, color_scale=color_scale,
-                  title=alt.Title("Reproduced by minidb", subtitle=reproduced_note))
+                  title=alt.Title(f"Reproduced by minidb{own}", subtitle=reproduced_note))
     chart = alt.hconcat(left, right, title=title or alt.Undefined)
-    return chart.resolve_scale(x="shared", y="shared", color="shared")
+    return chart.resolve_scale(x="shared", y=y_scale, color="shared")
 
 
 _MARKS = ("line", "bar", "point")  # the marks panel() draws

@@ -48,10 +48,10 @@ class Band:
     def text(self) -> str:
         """The band as a reader writes it: ``>= 2.5``, ``<= 0.15``, ``0.75 .. 1.25``."""
         if self.hi is None:
-            return f">= {_fmt(self.lo)}"
+            return f">= {figure(self.lo)}"
         if self.lo is None:
-            return f"<= {_fmt(self.hi)}"
-        return f"{_fmt(self.lo)} .. {_fmt(self.hi)}"
+            return f"<= {figure(self.hi)}"
+        return f"{figure(self.lo)} .. {figure(self.hi)}"
 
 
 def at_least(lo: float) -> Band:
@@ -108,9 +108,9 @@ def verdict(claims: list[Claim]) -> pd.DataFrame:
     claims that do not hold."""
     rows = [{
         "claim": c.claim,
-        "published": "" if c.published is None else (_fmt(c.published) if isinstance(c.published, (int, float))
+        "published": "" if c.published is None else (figure(c.published) if isinstance(c.published, (int, float))
                                                      else c.published),
-        "ours": _fmt(c.ours),
+        "ours": figure(c.ours),
         "band": c.band.text,
         "holds": c.holds,
         "reason": "" if c.holds else c.reason,
@@ -123,7 +123,7 @@ def failing(claims: list[Claim], scale: str) -> list[Claim]:
     return [c for c in claims if scale in c.must_hold and not c.holds]
 
 
-def _fmt(x: float) -> str:
+def figure(x: float) -> str:
     """A figure as the book prints it: three significant digits, no exponent for everyday magnitudes."""
     if isinstance(x, bool):
         return str(x)

@@ -30,6 +30,7 @@ from .. import scale as scales
 from ..table import RowLayout
 from ..workloads import insert_benchmark
 from ..workloads.insert_benchmark import INDEXES, RowGenerator, schema
+from .claims import Claim, at_least, equals, within
 from .runner import sweep
 
 ENGINES = engines.NAMES  # the two engines, B+tree first as in the book's charts
@@ -48,6 +49,10 @@ SYNC_PRESET = "no-sync"
 # The published rows this experiment stands for: seed 000's fast-SSD table ("IO metrics") for the two engines.
 PUBLISHED_ENGINES = {"InnoDB-5.7": "btree", "MyRocks": "lsm"}  # published name -> our engine
 PUBLISHED_SIZE_NAMES = {"InnoDB-5.7.10": "InnoDB-5.7", "MyRocks": "MyRocks"}  # size table's names -> the above
+
+# Rows of the book's run: at ``small`` a fifth of the scale's million, with the same shape of results, so that the
+# chapter builds in about a minute; other scales use their own count (None).
+BOOK_ROWS = {"small": 200_000}
 
 COLUMNS = ("engine", "config", "rows", "ops_per_sec", "rkb_per_op", "wkb_per_op", "reads_per_op",
            "foreground_reads_per_op", "db_bytes", "cache_bytes")  # every frame of this module starts with these
@@ -145,3 +150,46 @@ def _order(value):
     """Sort key: B+tree engines before LSMs, in-memory before IO-bound."""
     ranks = {"InnoDB-5.7": 0, "MyRocks": 1, "in-memory": 0, "io-bound": 1}
     return ranks.get(value, 9)
+
+
+def book_run(scale: str | None = None, **kwargs) -> pd.DataFrame:
+    """The run chapter 3 shows and ``minidb claims`` checks: ``run`` with ``BOOK_ROWS`` and the change buffer on
+    and off."""
+    scale = scales.current(scale)
+    return run(scale, rows=BOOK_ROWS.get(scale), change_buffer=(True, False), **kwargs)
+
+
+def claims(results: pd.DataFrame) -> list[Claim]:
+    """F1's verdict (DESIGN.md): the LSM's rate changes little from in-memory to IO-bound, the B+tree's drops by 2x
+    or more, its reads are secondary-index leaves, and the LSM's index maintenance reads nothing. ``results`` is
+    ``run``'s frame; a run with the change buffer off adds the change buffer's claim."""
+    ours = results[results.change_buffer.isin([True, None])].set_index(["engine", "config"])
+    pub = published().set_index(["engine", "config"])
+    io_btree, io_lsm = ours.loc[("btree", "io-bound")], ours.loc[("lsm", "io-bound")]
+    secondaries = [f"reads_per_op_{name}" for name, _ in INDEXES[:SECONDARY_INDEXES]]
+    btree_reads = io_btree[["reads_per_op_primary", *secondaries]].sum()
+    out = [
+        Claim.check("The LSM keeps its insert rate IO-bound: IO-bound / in-memory inserts per second",
+                    published=pub.ops_per_sec["MyRocks", "io-bound"] / pub.ops_per_sec["MyRocks", "in-memory"],
+                    ours=io_lsm.ops_per_sec / ours.ops_per_sec["lsm", "in-memory"], band=within(1.0, 0.25)),
+        Claim.check("The B+tree loses half its rate or more IO-bound: in-memory / IO-bound inserts per second",
+                    published=pub.ops_per_sec["InnoDB-5.7", "in-memory"] / pub.ops_per_sec["InnoDB-5.7", "io-bound"],
+                    ours=ours.ops_per_sec["btree", "in-memory"] / io_btree.ops_per_sec, band=at_least(2)),
+        Claim.check("In memory the B+tree reads nothing: KB read per insert",
+                    published=pub.rkb_per_op["InnoDB-5.7", "in-memory"],
+                    ours=ours.rkb_per_op["btree", "in-memory"], band=equals(0)),
+        Claim.check("IO-bound, the B+tree's foreground reads are secondary-index leaves: their share of its reads",
+                    published=None, ours=io_btree[secondaries].sum() / btree_reads if btree_reads else 0.0,
+                    band=at_least(0.9)),
+        Claim.check("The LSM's secondary-index maintenance reads nothing: its index reads per insert, IO-bound",
+                    published=None, ours=io_lsm[secondaries].sum(), band=equals(0)),
+        Claim.check("IO-bound, the LSM writes less per insert: B+tree / LSM KB written per insert",
+                    published=pub.wkb_per_op["InnoDB-5.7", "io-bound"] / pub.wkb_per_op["MyRocks", "io-bound"],
+                    ours=io_btree.wkb_per_op / io_lsm.wkb_per_op, band=at_least(1.5)),
+    ]
+    off = results[(results.engine == "btree") & (results.config == "io-bound") & (results.change_buffer == False)]  # noqa: E712
+    if len(off):
+        out.append(Claim.check(
+            "The change buffer saves reads: IO-bound B+tree reads per insert, buffer off / on", published=None,
+            ours=off.reads_per_op.iloc[0] / io_btree.reads_per_op, band=at_least(2)))
+    return out

@@ -26,6 +26,7 @@ from .. import data, engines
 from .. import scale as scales
 from ..workloads import linkbench
 from ..workloads.linkbench import estimated_db_bytes
+from .claims import Claim, at_least, within
 from .runner import sweep
 
 KIB = 1024
@@ -111,3 +112,32 @@ def published() -> pd.DataFrame:
     })
     frame.attrs["name"] = "linkbench_page_size"
     return frame
+
+
+def claims(results: pd.DataFrame) -> list[Claim]:
+    """F2's verdict (DESIGN.md): B+tree bytes written per transaction grow with the page size (16 KiB / 4 KiB at
+    least 2.5x), the doublewrite buffer doubles the page writes, and the LSM writes the least."""
+    pub = published()
+    pub_innodb = pub[pub.engine == "InnoDB"].set_index("page_size_kb").wkb_per_txn
+    btree = results[results.engine == "btree"]
+    dw_on = btree[btree.doublewrite == True].set_index("page_size_kb")  # noqa: E712 (an object column)
+    on16, off16 = dw_on.loc[16], btree[(btree.doublewrite == False) & (btree.page_size_kb == 16)].iloc[0]  # noqa: E712
+    lsm = results[results.engine == "lsm"].iloc[0]
+    steps = dw_on.wkb_per_txn.sort_index()
+    pub_steps = pub_innodb.sort_index()
+    return [
+        Claim.check("16 KiB pages write at least 2.5x the bytes of 4 KiB pages per transaction: 16 KiB / 4 KiB",
+                    published=pub_innodb[16] / pub_innodb[4], ours=dw_on.wkb_per_txn[16] / dw_on.wkb_per_txn[4],
+                    band=at_least(2.5)),
+        Claim.check("Each larger page writes more per transaction: smallest ratio of one page size to the next",
+                    published=(pub_steps / pub_steps.shift()).min(), ours=(steps / steps.shift()).min(),
+                    band=at_least(1.2)),
+        Claim.check("The doublewrite buffer doubles the page writes: doublewrite / page KB written, 16 KiB",
+                    published=None, ours=on16.doublewrite_wkb_per_txn / on16.page_wkb_per_txn,
+                    band=within(1.0, 0.02)),
+        Claim.check("Turning doublewrite off halves the page writes: KB written per transaction, off / on, 16 KiB",
+                    published=None, ours=off16.wkb_per_txn / on16.wkb_per_txn, band=within(0.5, 0.1)),
+        Claim.check("The LSM writes the least: the smallest B+tree KB per transaction / the LSM's",
+                    published=pub_innodb.min() / pub[pub.engine == "MyRocks"].wkb_per_txn.iloc[0],
+                    ours=btree.wkb_per_txn.min() / lsm.wkb_per_txn, band=at_least(1)),
+    ]

@@ -26,6 +26,7 @@ from .. import scale as scales
 from ..storage.models import gp2, io1
 from ..workloads import tpcc
 from ..workloads.tpcc import estimated_db_bytes
+from .claims import Claim, at_most, between, within
 from .runner import sweep
 
 ENGINES = engines.NAMES
@@ -126,3 +127,39 @@ def _derived(frame: pd.DataFrame, btree: str) -> pd.DataFrame:
     best = io1_rows.loc[io1_rows.iops.idxmax()].tps
     return frame.assign(tps_vs_btree_best=frame.tps / best,
                         usd_per_year_per_ktps=frame.usd_per_year / (frame.tps / 1000))
+
+
+def claims(results: pd.DataFrame) -> list[Claim]:
+    """F4's verdict (DESIGN.md): throughput linear in the IOPS bought while they are the bottleneck, the B+tree
+    held by gp2's bandwidth cap first, the LSM on X IOPS about as fast as the B+tree on 3X, and the LSM cheaper per
+    1000 TPS on every volume."""
+    pub = published()
+    names = {"btree": "InnoDB", "lsm": "MyRocks"}
+
+    def tps(frame, engine, volume_type, iops):
+        return frame[(frame.engine == engine) & (frame.volume_type == volume_type) & (frame.iops == iops)].tps.iloc[0]
+
+    def doubling(frame, engine):
+        return tps(frame, engine, "io1", 10000) / tps(frame, engine, "io1", 5000)
+
+    def cost_ratio(frame, btree, lsm):
+        cost = frame.set_index(["engine", "volume_type", "iops"]).usd_per_year_per_ktps
+        return (cost[lsm] / cost[btree]).max()
+
+    out = [Claim.check(f"Twice the IOPS buy twice the throughput ({'B+tree' if e == 'btree' else 'LSM'}): TPS on "
+                       "10,000 / 5,000 io1 IOPS", published=doubling(pub, names[e]), ours=doubling(results, e),
+                       band=within(2.0, 0.1)) for e in ENGINES]
+    out += [
+        Claim.check("The B+tree is held by gp2's 160 MB/s before its IOPS run out: TPS on gp2 / io1, both 10,000 IOPS",
+                    published=tps(pub, "InnoDB", "gp2", 10000) / tps(pub, "InnoDB", "io1", 10000),
+                    ours=tps(results, "btree", "gp2", 10000) / tps(results, "btree", "io1", 10000),
+                    band=at_most(0.95)),
+        Claim.check("The LSM on 5,000 IOPS is about as fast as the B+tree on 15,000: LSM / B+tree TPS (io1)",
+                    published=tps(pub, "MyRocks", "io1", 5000) / tps(pub, "InnoDB", "io1", 15000),
+                    ours=tps(results, "lsm", "io1", 5000) / tps(results, "btree", "io1", 15000),
+                    band=between(2 / 3, 1.5)),
+        Claim.check("The LSM costs less per 1000 TPS on every volume: the largest LSM / B+tree cost ratio",
+                    published=cost_ratio(pub, "InnoDB", "MyRocks"), ours=cost_ratio(results, "btree", "lsm"),
+                    band=at_most(1)),
+    ]
+    return out

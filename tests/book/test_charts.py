@@ -87,6 +87,16 @@ def test_side_by_side_without_provenance_has_no_citation():
     assert spec["hconcat"][0]["mark"]["type"] == "line"
 
 
+def test_side_by_side_with_independent_y_scales_says_so_in_both_titles():
+    spec = charts.side_by_side(published_rates(), reproduced_rates(), x="workload", y="inserts_per_sec",
+                               y_scale="independent").to_dict()
+    assert spec["resolve"]["scale"]["y"] == "independent"
+    assert [p["title"]["text"] for p in spec["hconcat"]] == ["Published (own y scale)",
+                                                             "Reproduced by minidb (own y scale)"]
+    with pytest.raises(ValueError, match="y_scale must be 'shared' or 'independent', got 'log'"):
+        charts.side_by_side(published_rates(), reproduced_rates(), x="workload", y="inserts_per_sec", y_scale="log")
+
+
 def test_side_by_side_names_the_missing_column_and_frame():
     reproduced = reproduced_rates().rename(columns={"engine": "structure"})
     with pytest.raises(ValueError, match=r"the reproduced frame has no column 'engine'"):

@@ -141,6 +141,9 @@ SPECS: dict[str, Table | Quoted] = {
     "cloud_volume_limits": Quoted(rows=2),
     "cloud_scaling_data_size": Quoted(rows=2),
     "gp2_iops_by_size": Quoted(rows=3),
+    "gp2_size_sweep": Quoted(rows=2),
+    "myrocks_efficiency_summary": Quoted(rows=1),
+    "gp2_raid0": Quoted(rows=1, exempt=("volumes",)),
     "cf_compaction_stats": Table(rows=9, views=(
         View(lambda r: f"{r['level']} {r['files']}/{r['files_compacting']} {_rocksdb_size(r['size_mb'])} "
                        f"{r['score']} {r['read_gb']} {r['rn_gb']} {r['rnp1_gb']} {r['write_gb']} {r['wnew_gb']} "
@@ -260,7 +263,7 @@ def test_sources_row_cites_a_seed_holding_the_post_title(name):
 UNIT_SUFFIXES = ("_per_sec", "_gb", "_mb", "_kb", "_pct", "_per_year", "_per_insert", "_per_txn", "_files", "_sec",
                  "tps", "iops")  # a number's column name ends with its unit ...
 # ... or it counts something, or is a ratio.
-COUNTS = {"clients", "rows", "files", "files_compacting", "comp_cnt", "keys_in", "keys_dropped", "score", "w_amp",
+COUNTS = {"clients", "volumes", "rows", "files", "files_compacting", "comp_cnt", "keys_in", "keys_dropped", "score", "w_amp",
           "tables", "table_size", "order", "rows_affected", "count_star",
           "wal_recovery_mode"}  # (the last: an option's number, MyRocks' rocksdb_wal_recovery_mode)
 

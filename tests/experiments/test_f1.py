@@ -2,6 +2,7 @@
 
 import pytest
 
+from minidb.experiments import claims
 from minidb.experiments import f1_insert_benchmark as f1
 
 SECONDARIES = ("marketsegment", "registersegment", "pdc")
@@ -80,3 +81,14 @@ def test_bad_configuration_is_a_clear_error():
         f1.cache_bytes("btree", "warm", 100)
     with pytest.raises(ValueError, match="engine 'heap'"):
         f1.cache_bytes("heap", "io-bound", 100)
+
+
+def test_every_claim_that_must_hold_at_tiny_holds_and_the_others_say_why(runs):
+    found = f1.claims(runs[1])
+    assert claims.failing(found, "tiny") == []
+    assert all(c.reason for c in found if not c.holds)  # a claim shown as not reproduced gives its reason
+
+
+def test_the_change_buffer_claim_needs_a_run_with_it_off(runs):
+    with_off, only_on = f1.claims(runs[1]), f1.claims(runs[1][runs[1].change_buffer.isin([True, None])])
+    assert len(with_off) == len(only_on) + 1 and "change buffer" in with_off[-1].claim

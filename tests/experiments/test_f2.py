@@ -2,6 +2,7 @@
 
 import pytest
 
+from minidb.experiments import claims
 from minidb.experiments import f2_write_efficiency as f2
 
 
@@ -59,3 +60,9 @@ def test_same_seed_same_numbers(tiny):
 def test_an_unknown_engine_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown engine 'heap'"):
         f2.run_point("heap", 16384, None, nodes=100, requests=10)
+
+
+def test_every_claim_that_must_hold_at_tiny_holds_and_the_others_say_why(tiny):
+    found = f2.claims(tiny)
+    assert claims.failing(found, "tiny") == []
+    assert all(c.reason for c in found if not c.holds)  # a claim shown as not reproduced gives its reason

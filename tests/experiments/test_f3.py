@@ -4,6 +4,7 @@ import pytest
 
 from minidb import scale
 
+from minidb.experiments import claims
 from minidb.experiments import f3_memory_sweep as f3
 
 
@@ -67,3 +68,15 @@ def test_a_memory_stands_for_the_same_share_of_the_data_as_in_the_seed():
     data = estimated_db_bytes(4, "small")
     assert f3.cache_bytes(35, 4, "small") == int(35 / 70 * data)  # half of MyRocks's 70 GB uncompressed
     assert f3.cache_bytes(0.001, 4, "small") == scale.SMALLEST_POOL_BYTES
+
+
+def test_every_claim_that_must_hold_at_tiny_holds_and_the_others_say_why(tiny):
+    found = f3.claims(tiny)
+    assert claims.failing(found, "tiny") == []
+    assert all(c.reason for c in found if not c.holds)  # a claim shown as not reproduced gives its reason
+
+
+def test_the_flat_lsm_throughput_claim_is_shown_not_reproduced_with_its_reason(tiny):
+    flat = [c for c in f3.claims(tiny) if "throughput stays flat" in c.claim]
+    assert len(flat) == 1 and flat[0].must_hold == () and flat[0].reason == f3.LSM_NOT_CPU_BOUND
+    assert flat[0].holds == (0.75 <= flat[0].ours <= 1.25)

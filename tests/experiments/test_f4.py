@@ -2,6 +2,7 @@
 
 import pytest
 
+from minidb.experiments import claims
 from minidb.experiments import f4_cloud_iops as f4
 
 
@@ -65,3 +66,9 @@ def test_bad_arguments_are_clear_errors():
         f4.volume("st1", 500)
     with pytest.raises(ValueError, match="gp2 volume has 10000 IOPS, not 3000"):
         f4.volume("gp2", 3000)
+
+
+def test_every_claim_that_must_hold_at_tiny_holds_and_the_others_say_why(tiny):
+    found = f4.claims(tiny)
+    assert claims.failing(found, "tiny") == []
+    assert all(c.reason for c in found if not c.holds)  # a claim shown as not reproduced gives its reason

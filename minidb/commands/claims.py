@@ -1,0 +1,60 @@
+"""``minidb claims``: run the findings' experiments and print each one's verdict table.
+
+    minidb claims --scale small          # every finding, as the book shows them
+    minidb claims f1 f3 --scale tiny --check
+
+The run of each finding is the one its chapter shows (the module's ``book_run`` where it has one, else ``run``),
+through the sweep cache, so after a book build at the same scale and cache this costs seconds. ``--check`` exits 1
+when a claim that must hold at the scale does not (the test suite's assertion, for any scale).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from .. import experiments, scale as scales
+from ..experiments import claims as claims_mod
+from .experiment import available, resolve
+
+WIDTH = 200  # characters of a printed table line: claims are sentences
+
+
+def register(subparsers) -> None:
+    """Add the ``claims`` subcommand."""
+    p = subparsers.add_parser(
+        "claims", help="print the findings' verdict tables",
+        description="Run the experiment of each finding (all of them, or those named) at the given scale and print "
+        "its verdict: each claim, the published figure, ours, the band and whether ours is in it.",
+    )
+    p.add_argument("names", nargs="*", metavar="NAME", help="findings (e.g. f1 f3); default: all")
+    p.add_argument("--scale", choices=scales.SCALES,
+                   help=f"experiment size (default: ${scales.ENV} or {scales.DEFAULT})")
+    p.add_argument("--check", action="store_true", help="exit 1 if a claim that must hold at the scale does not")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print every verdict; exit 2 for an unknown finding, 1 with ``--check`` when a required claim fails."""
+    try:
+        names = [resolve(n) for n in args.names] or list(available().values())
+    except ValueError as e:
+        print(f"minidb claims: error: {e}", file=sys.stderr)
+        return 2
+    scale = scales.current(args.scale)
+    failed = []
+    for name in names:
+        module = importlib.import_module(f"{experiments.__name__}.{name}")
+        if not hasattr(module, "claims"):
+            print(f"{name}: no claims() yet\n")
+            continue
+        runner = getattr(module, "book_run", module.run)
+        found = module.claims(runner(scale, progress=False))
+        table = claims_mod.verdict(found)
+        print(f"{name} at scale {scale}: {int(table.holds.sum())} of {len(table)} claims hold")
+        print(table.to_string(index=False, line_width=WIDTH, max_colwidth=90), end="\n\n")
+        failed += [f"{name}: {c.claim}" for c in claims_mod.failing(found, scale)]
+    if failed:
+        print(f"{len(failed)} claim(s) that must hold at {scale} do not:", *failed, sep="\n  ")
+    return 1 if (failed and args.check) else 0
