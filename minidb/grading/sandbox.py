@@ -128,7 +128,10 @@ class Sandbox:
         os.close(to_child)
         os.close(to_parent)
         self.requests, self.replies = from_parent, from_child
-        status, *rest = self._receive()
+        try:
+            status, *rest = self._receive()
+        except SubmissionCrashed as e:
+            raise SubmissionError(f"importing {self.module} failed: {e}") from None
         if status != "ok":
             name, message, _ = rest
             self.stop()
