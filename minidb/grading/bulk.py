@@ -30,9 +30,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pandas as pd
-from tqdm import tqdm
+from typing import TYPE_CHECKING
 
 from .activation import plugin_args
 from .exercise import Exercise
@@ -43,6 +41,9 @@ from .limits import UID_BASE, kill_user
 from .roster import Student, match
 from .submissions import Submission, find_submissions  # noqa: F401 - re-exported: the grader's inputs
 from .timelimit import DEFAULT_SUBMISSION_TIMEOUT, DEFAULT_TEST_TIMEOUT
+
+if TYPE_CHECKING:  # pandas and tqdm serve the class's table only: an autograder grading one submission needs neither
+    import pandas as pd
 
 OUTPUT_TAIL = 300  # characters of a failed run's output kept as the reason
 OUTPUT_READ = 64 << 10  # bytes of a run's output ever read back: a flood of output stays on disk
@@ -232,6 +233,8 @@ def grade_all(
     feedback_dir: Path | None = None,
 ) -> pd.DataFrame:
     """Grade every submission, ``jobs`` at a time: one row per student (ids, test columns, total, max, error)."""
+    from tqdm import tqdm
+
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
     tests = graded_tests(exercise, test_timeout)
@@ -261,6 +264,8 @@ def grade_all(
 
 def grades_frame(grades: list[Grade], tests: GradedTests, exercise: str = "") -> pd.DataFrame:
     """The grades as a table: exercise, student and ids, one column per graded test, raw, total, max, error."""
+    import pandas as pd
+
     columns = ["exercise", "student", "student_id", "name", "email", "submitted", "days_late", *tests.points,
                "raw", "total", "max", "error"]
     rows = [

@@ -9,11 +9,10 @@ Jane Doe -> ``doejane``) or as a folder often is (``jane_doe``, ``Jane Doe``).
 
 from __future__ import annotations
 
+import csv
 import re
 from dataclasses import dataclass
 from pathlib import Path
-
-import pandas as pd
 
 REQUIRED = ("student_id", "name", "email")
 
@@ -32,18 +31,20 @@ def read_roster(path: str | Path) -> list[Student]:
     """The roster in the CSV ``path``; ValueError naming the file and column if it is not one."""
     path = Path(path)
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
+        with path.open(newline="", encoding="utf-8-sig") as f:  # -sig: a spreadsheet's byte-order mark
+            rows = list(csv.DictReader(f))
+            columns = rows[0].keys() if rows else []
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
         raise ValueError(f"roster {path}: cannot read it as CSV ({e})") from None
-    missing = [c for c in REQUIRED if c not in frame.columns]
+    missing = [c for c in REQUIRED if c not in columns]
     if missing:
         raise ValueError(f"roster {path}: missing columns {missing} (needs {', '.join(REQUIRED)})")
-    duplicated = frame["student_id"][frame["student_id"].duplicated()].tolist()
+    students = [Student(*(str(row.get(c) or "").strip() for c in (*REQUIRED, "login"))) for row in rows]
+    ids = [s.student_id for s in students]
+    duplicated = sorted({i for i in ids if ids.count(i) > 1})
     if duplicated:
         raise ValueError(f"roster {path}: student_id listed twice: {duplicated}")
-    login = frame["login"] if "login" in frame.columns else [""] * len(frame)
-    return [Student(str(i).strip(), str(n).strip(), str(e).strip(), str(l).strip())
-            for i, n, e, l in zip(frame["student_id"], frame["name"], frame["email"], login)]
+    return students
 
 
 def _letters(text: str) -> str:
