@@ -103,7 +103,7 @@ class GradingSession:
                 raise
             except GradingTimeout as e:
                 self.failed[key] = SubmissionError(
-                    f"importing {exercise.module} from {source} did not finish within the time limit"
+                    f"importing {exercise.module} from {source.name} did not finish within the time limit"
                 )
                 raise self.failed[key] from e
         return self.loaded[key].module

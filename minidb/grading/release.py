@@ -112,6 +112,18 @@ def build_release(root: Path, out: Path) -> list[PurePosixPath]:
     return files + [PurePosixPath(n.relative_to(out).as_posix()) for n in notebooks]
 
 
+def main(argv: list[str] | None = None) -> int:
+    """``python -m minidb.grading.release --notebooks FOLDER``: write the exercises' .ipynb (``make lab``)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m minidb.grading.release")
+    parser.add_argument("--notebooks", type=Path, required=True, metavar="FOLDER", help="the exercises folder")
+    args = parser.parse_args(argv)
+    for path in write_notebooks(args.notebooks):
+        print(f"wrote {path}")
+    return 0
+
+
 def grading_requirements(root: Path) -> list[str]:
     """The ``[grading]`` extra of the project's pyproject.toml: what the autograder installs."""
     pyproject = root / "pyproject.toml"
@@ -151,3 +163,7 @@ def build_autograder(root: Path, exercise: Exercise, zip_path: Path) -> list[str
             z.writestr(info, text)
             names.append(name)
     return names
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

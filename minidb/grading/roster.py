@@ -4,7 +4,8 @@ A roster is a CSV file with the columns ``student_id``, ``name`` and ``email`` (
 column, if any, holds Canvas logins). A submission is matched to a roster row by, in order: its student id (a
 Gradescope sid, a Canvas user id), its email, its key compared with the login or the e-mail's local part, and its
 key compared with the name written as Canvas makes logins (last name then first names, lower case, letters only:
-Jane Doe -> ``doejane``) or as a folder often is (``jane_doe``, ``Jane Doe``).
+Jane Doe -> ``doejane``) or as a folder often is (``jane_doe``, ``Jane Doe``); failing all that, the one student
+one of whose keys the submission's key starts with (``jdoe (1)``, ``jdoe-final``: names a download lengthened).
 """
 
 from __future__ import annotations
@@ -69,4 +70,7 @@ def match(roster: list[Student], key: str, student_id: str = "", email: str = ""
                     return student
     key = _letters(key)
     found = [s for s in roster if key in keys_of(s)]
+    if not found:
+        # A name a browser or the student lengthened ("jdoe (1)", "jdoe-final"): the one roster key it starts with.
+        found = [s for s in roster if any(key.startswith(k) for k in keys_of(s))]
     return found[0] if len(found) == 1 else None
