@@ -2,8 +2,8 @@
 
     minidb check 01            # or: minidb check "exercises/01_bloom (1)"
 
-Each graded test gets one line (passed, or failed with the first line of why); the total comes last. The full
-explanation of a failure is in ``pytest EXERCISE_FOLDER``'s output.
+Each graded test gets a line; a failed one two more: what the test expects, and the error it met. The total comes
+last. The full explanation of a failure is in ``pytest EXERCISE_FOLDER``'s output.
 """
 
 from __future__ import annotations
@@ -47,11 +47,12 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"minidb check: error: {e}", file=sys.stderr)
         return 2
+    public = [str(p) for p in sorted(exercise.folder.glob("test_*.py")) if not p.match(HIDDEN_TESTS)]
     with tempfile.TemporaryDirectory(prefix="minidb-check-") as tmp:
         results_path = Path(tmp) / "results.json"
         subprocess.run(
-            [sys.executable, "-m", "pytest", str(exercise.folder), *plugin_args(), "--gradescope-json",
-             str(results_path), "--ignore-glob", f"*/{HIDDEN_TESTS}", "-q", "-p", "no:cacheprovider"],
+            [sys.executable, "-m", "pytest", *public, *plugin_args(), "--gradescope-json", str(results_path),
+             "-q", "-p", "no:cacheprovider"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp,
         )
         if not results_path.exists():
@@ -64,8 +65,10 @@ def run(args: argparse.Namespace) -> int:
         mark = "passed" if test["status"] == "passed" else "FAILED"
         line = f"  {mark}  {fmt(test['score'])}/{fmt(test['max_score'])}  {test['name']}"
         if test["status"] != "passed":
-            why = [w for w in test["output"].splitlines() if w.strip()]
-            line += f"\n          {why[0][:150] if why else ''}"
+            lines = [w.strip() for w in test["output"].splitlines() if w.strip()]
+            errors = [w[1:].strip() for w in lines if w.startswith("E ")]
+            for why in (lines[:1] + errors[:1]) if lines else []:  # what the test expects, then what went wrong
+                line += f"\n          {why[:150]}"
         print(line)
     print(f"total {fmt(results['score'])} / {fmt(results['extra_data']['max_score'])} points "
           "(hidden tests count too when you are graded)")

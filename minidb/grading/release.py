@@ -105,6 +105,7 @@ def write_notebooks(folder: Path) -> list[Path]:
 
 def build_release(root: Path, out: Path) -> list[PurePosixPath]:
     """Write the students' copy of the project at ``root`` into the new folder ``out``; the files written."""
+    out = out.resolve()
     _fresh(out)
     files = [f for f in project_files(root, RELEASED) if not instructors_only(f)]
     _copy(root, files, out)
