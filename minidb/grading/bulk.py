@@ -85,7 +85,7 @@ def pytest_command(folder: Path, student: Path, results: Path, test_timeout: flo
     return [
         sys.executable, "-m", "pytest", str(folder), *plugin_args(), "--sandbox",
         "--student", str(student), "--gradescope-json", str(results), "--grading-timeout", f"{test_timeout:g}",
-        "-q", "--tb=short", "-p", "no:cacheprovider", "-p", "no:xdist",
+        "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
     ]
 
 

@@ -165,7 +165,10 @@ class Sandbox:
         tail = self.output.read().decode("utf-8", "replace").strip()
         self.stop()
         if code < 0:
-            name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else f"signal {-code}"
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
             how = f"was killed by {name}"
             if -code == signal.SIGXFSZ:
                 how += " (it printed or wrote more than the output limit)"
