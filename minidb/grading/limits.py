@@ -3,7 +3,7 @@
 * ``Limits.apply()`` runs in the new process before it executes anything (``preexec_fn``): a cap on its address
   space (unbounded allocation becomes a ``MemoryError``), on CPU seconds (a busy loop in C is killed by the kernel),
   on the number of processes its user may have (a fork bomb stops at the cap) and on the size of any file it writes,
-  its captured output included (a flood of output ends the process instead of filling the disk).
+  its captured output included (past the cap a write fails with EFBIG, Python ignoring SIGXFSZ: the disk is safe).
 * ``sandbox_user()``: when the grader runs as root (Gradescope does, and so does a container), each sandbox gets a
   user id of its own, derived from the grading process's pid so that two submissions graded at once never share
   it. A different user cannot signal the grader, cannot read or write the grader's private files, and every process

@@ -181,6 +181,7 @@ class Sandbox:
     # -- requests ------------------------------------------------------------------------------------------------
 
     def _receive(self) -> tuple:
+        __tracebackhide__ = True
         header = self._read(wire.HEADER.size)
         size = wire.HEADER.unpack(header)[0]
         if size > MAX_REPLY:
@@ -189,6 +190,7 @@ class Sandbox:
         return marshal.loads(self._read(size))
 
     def _read(self, n: int) -> bytes:
+        __tracebackhide__ = True
         data = wire.read_exactly(self.replies, n)
         if data is None:
             raise self._died()

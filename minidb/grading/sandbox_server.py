@@ -33,6 +33,7 @@ TRACEBACK_LIMIT = 4000  # characters of the student's traceback sent back
 
 def read_exactly(fd, n):
     """``n`` bytes from ``fd``, or None at end of file."""
+    __tracebackhide__ = True  # pytest: a test interrupted while waiting here shows its own line, not this one
     chunks = []
     while n:
         chunk = os.read(fd, n)

@@ -70,9 +70,10 @@ def _grader_paths():
 def _hidden_files():
     paths = set()
     for p in _grader_paths():
-        for root in {p, os.path.dirname(p), os.path.dirname(os.path.dirname(p))}:
-            paths.update(glob.glob(os.path.join(root, "**", "test_*_hidden.py"), recursive=True))
-    paths.update(glob.glob("/tmp/**/test_*_hidden.py", recursive=True))
+        for root in {p, os.path.dirname(p)}:
+            paths.add(os.path.join(root, "test_demo_hidden.py"))  # a folder it cannot list may still be read
+            paths.update(glob.glob(os.path.join(root, "*", "test_*_hidden.py")))
+    paths.update(glob.glob("/tmp/*/exercise*/*/test_*_hidden.py"))
     return paths
 PERFECT = {"score": 1000, "tests": [{"name": "test_demo.py::test_add", "score": 1000, "max_score": 2}]}
 """
@@ -169,14 +170,14 @@ if os.fork() == 0:
             time.sleep(1)
     os._exit(0)
 """,
-    # Allocates without bound.
+    # Allocates past any sane size, at once and bit by bit.
     "memory": """
 def add(a, b):
+    return bytearray(4 << 30)
+def mul(a, b):
     hoard = []
     while True:
         hoard.append(bytearray(50 * 2**20))
-def mul(a, b):
-    return b"x" * (1 << 40)
 """,
     # Prints without bound.
     "huge_output": """

@@ -134,7 +134,7 @@ def course(tmp_path_factory):
     start = time.monotonic()
     code = main(["grade", str(root / "submissions"), "--exercise", str(exercise), "--out", str(root / "grades.csv"),
                  "--roster", str(root / "roster.csv"), "--deadline", DEADLINE.isoformat(), "--late-penalty",
-                 str(PENALTY), "--feedback-dir", str(root / "feedback"), "--jobs", "2", "--test-timeout", "2",
+                 str(PENALTY), "--feedback-dir", str(root / "feedback"), "--jobs", "2", "--test-timeout", "4",
                  "--timeout", "60", "--no-progress"])
     seconds = time.monotonic() - start
     assert code == 0
