@@ -25,7 +25,7 @@ class LatePolicy:
         if self.deadline.tzinfo is None:
             raise ValueError(f"deadline {self.deadline.isoformat()} needs a timezone (e.g. +00:00 or Z)")
         if not 0 <= self.penalty_per_day <= 1:
-            raise ValueError(f"late penalty per day must be between 0 and 1, got {self.penalty_per_day!r}")
+            raise ValueError(f"--late-penalty: a share of the points per day, between 0 and 1, got {self.penalty_per_day!r}")
 
     def days_late(self, submitted: datetime) -> int:
         """Days (each started day counts) between the deadline and ``submitted``; 0 if on time."""

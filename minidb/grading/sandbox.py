@@ -37,7 +37,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from . import sandbox_server as wire
 from .limits import MARKER, Limits, kill_marked, kill_user, sandbox_user
@@ -71,6 +73,16 @@ def _open_to_others(path: Path) -> bool:
     return all(os.stat(p).st_mode & 0o001 for p in [target, *target.parents])
 
 
+@contextmanager
+def _no_alarm() -> Iterator[None]:
+    """Hold SIGALRM (the per-test time limit) back while the body runs; a pending one fires after it."""
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
 class SubmissionCrashed(Exception):
     """The student's code ended its own process (``os._exit``, a signal, a limit) while a test was using it."""
 
@@ -101,6 +113,18 @@ class Sandbox:
         return self._decode(("h", 0, "module"))
 
     def _start(self) -> None:
+        with _no_alarm():  # a time limit firing halfway through would leave a process nobody tracks
+            self._spawn()
+        try:
+            status, *rest = self._receive()  # the import: the student's code runs, the time limit must apply
+        except SubmissionCrashed as e:
+            raise SubmissionError(f"importing {self.module} failed: {e}") from None
+        if status != "ok":
+            name, message, _ = rest
+            self.stop()
+            raise SubmissionError(f"importing {self.module} failed: {name}: {message}".rstrip(": "))
+
+    def _spawn(self) -> None:
         self.generation += 1
         self.remotes: dict[int, Remote] = {}
         self.workdir = Path(tempfile.mkdtemp(prefix="minidb-sandbox-"))
@@ -128,17 +152,13 @@ class Sandbox:
         os.close(to_child)
         os.close(to_parent)
         self.requests, self.replies = from_parent, from_child
-        try:
-            status, *rest = self._receive()
-        except SubmissionCrashed as e:
-            raise SubmissionError(f"importing {self.module} failed: {e}") from None
-        if status != "ok":
-            name, message, _ = rest
-            self.stop()
-            raise SubmissionError(f"importing {self.module} failed: {name}: {message}".rstrip(": "))
 
     def stop(self) -> None:
         """End the sandbox and everything it started; forget its handles."""
+        with _no_alarm():  # the per-test alarm repeats: it must not cut the cleanup short
+            self._stop()
+
+    def _stop(self) -> None:
         if self.proc is None:
             return
         for fd in (self.requests, self.replies):
@@ -157,13 +177,16 @@ class Sandbox:
         self.proc = None
 
     def _died(self) -> SubmissionCrashed:
-        """The error for a sandbox that ended while a request waited, the sandbox stopped."""
-        code = self.proc.wait()
-        self.output.seek(0, os.SEEK_END)
-        size = self.output.tell()
-        self.output.seek(max(0, size - OUTPUT_TAIL))
-        tail = self.output.read().decode("utf-8", "replace").strip()
-        self.stop()
+        """The error for a sandbox that ended (or closed its side of the pipe) while a request waited; the sandbox
+        stopped."""
+        with _no_alarm():
+            proc = self.proc
+            self.output.seek(0, os.SEEK_END)
+            size = self.output.tell()
+            self.output.seek(max(0, size - OUTPUT_TAIL))
+            tail = self.output.read().decode("utf-8", "replace").strip()
+            self._stop()  # if it closed the pipe but lives on, this kills it: the exit code says so
+            code = proc.returncode
         if code < 0:
             try:
                 name = signal.Signals(-code).name
