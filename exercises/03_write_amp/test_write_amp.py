@@ -140,19 +140,3 @@ def test_matches_reference(write_amp, case):
     model = write_amp.LeveledModel(memtable, trigger, base, multiplier, levels).load(load)
     assert model.written == pytest.approx(expected, rel=REL, abs=REL), f"bytes written per level (MiB), {case}"
     assert model.write_amp() == pytest.approx(sum(expected) / expected[0], rel=REL)
-
-
-@pytest.mark.points(1)
-@pytest.mark.hidden
-def test_bad_settings(write_amp):
-    """Settings leveled compaction cannot have raise ValueError."""
-    good = dict(memtable_bytes=64, l0_trigger=4, max_bytes_for_level_base=256, multiplier=10, num_levels=4)
-    for name, bad in [("memtable_bytes", 0), ("l0_trigger", 0), ("l0_trigger", 2.5),
-                      ("max_bytes_for_level_base", -1), ("multiplier", 1), ("num_levels", 1)]:
-        with pytest.raises(ValueError):
-            write_amp.LeveledModel(**{**good, name: bad})
-    model = write_amp.LeveledModel(**good)
-    with pytest.raises(ValueError):
-        model.flush(0)
-    with pytest.raises(ValueError):
-        model.load(-1)

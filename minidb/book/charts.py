@@ -1,7 +1,8 @@
 """Altair helpers for the book: one look, one colour per engine family, published beside reproduced, offline.
 
-* ``enable()`` turns on the book's theme and, while the book is built, the offline ``minidb`` renderer. Call it
-  once at the top of a chapter.
+* ``enable()`` turns on the book's theme and, while the book is built, the offline ``minidb`` renderer; in a
+  notebook opened in Jupyter, Altair's ``svg`` renderer (drawn by vl-convert, offline too). Call it once at the top
+  of a chapter or exercise.
 * ``engine_kind(name)`` says whether an engine name (``InnoDB-5.7``, ``MyRocks``, ``btree``, ...) is a B+tree or
   an LSM; ``engine_scale(names)`` gives B+trees shades of blue and LSMs shades of orange, in every chart.
 * ``side_by_side(published, reproduced, x=..., y=...)`` puts a published table (from ``minidb.data``) and the
@@ -29,6 +30,7 @@ from .. import data, engines
 THEME = "minidb"  # name of the book's Altair theme
 RENDERER = "minidb"  # name of the book's offline Altair renderer
 BUNDLE_FILE = "minidb-vega.js"  # the book's static file defining window.vegaEmbed
+NOTEBOOK_RENDERER = "svg"  # Altair's vl-convert renderer: a static SVG, drawn without the network
 OFFLINE_ENV = "MINIDB_OFFLINE_CHARTS"  # set to 1 while the book is built: charts use the bundled Vega
 
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"  # fonts on the machine
@@ -90,14 +92,15 @@ def enable(offline: bool | None = None) -> None:
     """Enable the book's theme, and the offline ``minidb`` renderer when ``offline`` (else Altair's default).
 
     ``offline=None`` reads the environment: the book's Sphinx extension sets ``OFFLINE_ENV=1`` for the notebooks it
-    executes, so the built pages draw with the bundled Vega, while a chapter opened in Jupyter keeps Altair's own
-    renderer, which the notebook front end knows how to display.
+    executes, so the built pages draw with the bundled Vega. A notebook opened in Jupyter gets SVG drawn by
+    vl-convert instead: Altair's stock renderer needs the front end's Vega extension or, in plain Jupyter and other
+    tools, a CDN; an SVG image shows in every front end with no network.
     """
     alt.theme.register(THEME, enable=True)(theme)
     if offline is None:
         offline = os.environ.get(OFFLINE_ENV) == "1"
     alt.renderers.register(RENDERER, render)
-    alt.renderers.enable(RENDERER if offline else "default")
+    alt.renderers.enable(RENDERER if offline else NOTEBOOK_RENDERER)
 
 
 # -- published beside reproduced ---------------------------------------------------------------------------------

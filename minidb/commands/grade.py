@@ -1,6 +1,7 @@
 """``minidb grade``: grade a folder of submissions to one exercise and write grades.csv.
 
-    minidb grade submissions/ --exercise 01 --out grades.csv --jobs 2
+    minidb grade submissions/ --exercise 01 --out grades.csv --jobs 2 --roster roster.csv \
+        --deadline 2026-12-01T23:59+00:00 --late-penalty 0.1 --feedback-dir feedback/
 
 See ``minidb.grading.bulk`` for what a submission is and how each one is graded.
 """
@@ -34,6 +35,11 @@ def register(subparsers) -> None:
         "--timeout", type=float, default=DEFAULT_SUBMISSION_TIMEOUT, metavar="SECONDS",
         help=f"wall-clock limit for one submission's whole run (default {DEFAULT_SUBMISSION_TIMEOUT:g})",
     )
+    p.add_argument("--roster", type=Path, metavar="CSV", help="the class roster (student_id, name, email)")
+    p.add_argument("--deadline", metavar="ISO_TIME", help="the deadline, e.g. 2026-12-01T23:59+00:00")
+    p.add_argument("--late-penalty", type=float, default=0.1, metavar="SHARE",
+                   help="share of the points lost per started day late (default 0.1)")
+    p.add_argument("--feedback-dir", type=Path, metavar="DIR", help="write each student's feedback (Markdown) here")
     p.add_argument("--results-dir", type=Path, metavar="DIR", help="also keep each student's results.json here")
     p.add_argument(
         "--exercises-dir", type=Path, metavar="DIR", help="where the exercises are (default: this checkout's)"
@@ -47,12 +53,16 @@ def run(args: argparse.Namespace) -> int:
     # Imported here, not at the top: pandas and pytest would slow down every other minidb command's start.
     from ..grading import bulk
     from ..grading.exercise import default_root, find_exercise
+    from ..grading.late import LatePolicy, parse_deadline
+    from ..grading.roster import read_roster
 
     try:
         if args.test_timeout <= 0 or args.timeout <= 0:
             raise ValueError("--test-timeout and --timeout must be positive numbers of seconds")
         if args.jobs < 1:
             raise ValueError(f"--jobs must be at least 1, got {args.jobs}")
+        late = LatePolicy(parse_deadline(args.deadline), args.late_penalty) if args.deadline else None
+        roster = read_roster(args.roster) if args.roster else None
         exercise = find_exercise(args.exercises_dir or default_root(), args.exercise)
         submissions = bulk.find_submissions(args.submissions)
         if not submissions:
@@ -60,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
         frame = bulk.grade_all(
             exercise, submissions, jobs=args.jobs, test_timeout=args.test_timeout,
             submission_timeout=args.timeout, results_dir=args.results_dir, progress=not args.no_progress,
+            roster=roster, late=late, feedback_dir=args.feedback_dir,
         )
     except ValueError as e:
         print(f"minidb grade: error: {e}", file=sys.stderr)

@@ -7,5 +7,11 @@
 * ``activation``: the pytest arguments that load the plugin in a new run (none once the package is installed).
 * ``exercise``: an exercise folder and its ``exercise.toml``.
 * ``bulk``: ``minidb grade``: every submission of a folder in its own pytest process, into one grades.csv.
+* ``sandbox`` (and ``sandbox_server``, ``limits``): untrusted grading (``--sandbox``): the submission's code in a
+  process of its own, under its own uid when the grader is root, with limits; the tests see a stand-in module.
+* ``submissions``, ``roster``, ``late``, ``feedback``, ``lms``: a class's submissions as Canvas or Gradescope export
+  them, the roster join, the late policy, per-student feedback, and the gradebook across exercises.
+* ``release``, ``autograde``: the students' copy (``minidb release``), the Gradescope autograder zip (``minidb
+  autograder``) and what its ``run_autograder`` runs.
 * ``repeatable``: Hypothesis settings for graded property tests (the same examples on every run).
 """

@@ -8,7 +8,8 @@ provide::
     title = "Bloom filter"
     module = "bloom"        # a submission provides bloom.py (or a package bloom/); the stub is bloom.py here
 
-The number ``NN`` comes from the folder name, so it is written in one place only.
+The number ``NN`` comes from the folder name, so it is written in one place only. Only ``exercise.toml`` makes a
+folder an exercise: a student's copy renamed by a browser download (``01_bloom (1)``, ``01_bloom-mine``) still works.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 CONFIG = "exercise.toml"  # the file that marks a folder as an exercise
-FOLDER_NAME = re.compile(r"^(\d\d)_[a-z0-9_]+$")  # NN_topic: two digits, then a lower-case topic
+NUMBER = re.compile(r"^(\d+)")  # the exercise number: the folder name's leading digits
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class Exercise:
     """One exercise folder and what its ``exercise.toml`` declares."""
 
     folder: Path  # exercises/NN_topic, absolute
-    number: str  # "01": the folder name's two-digit prefix
+    number: str  # "01": the folder name's leading digits ("" if it has none)
     title: str  # shown in tables and notebooks
     module: str  # the module a submission provides: <module>.py or a package <module>/
 
@@ -45,9 +46,7 @@ class Exercise:
 def load_exercise(folder: str | Path) -> Exercise:
     """The exercise in ``folder``; ValueError naming the file if its name or ``exercise.toml`` is wrong."""
     folder = Path(folder).resolve()
-    match = FOLDER_NAME.match(folder.name)
-    if match is None:
-        raise ValueError(f"exercise folder {folder}: the name must look like NN_topic (e.g. 01_bloom)")
+    match = NUMBER.match(folder.name)
     config_path = folder / CONFIG
     try:
         config = tomllib.loads(config_path.read_text(encoding="utf-8"))
@@ -63,7 +62,7 @@ def load_exercise(folder: str | Path) -> Exercise:
         raise ValueError(f"{config_path}: 'title' must be a non-empty string, got {title!r}")
     if not isinstance(module, str) or not module.isidentifier():
         raise ValueError(f"{config_path}: 'module' must be a Python module name, got {module!r}")
-    return Exercise(folder=folder, number=match.group(1), title=title, module=module)
+    return Exercise(folder=folder, number=match.group(1) if match else "", title=title, module=module)
 
 
 def exercise_of(path: str | Path) -> Exercise | None:
@@ -75,18 +74,24 @@ def exercise_of(path: str | Path) -> Exercise | None:
 
 
 def discover(root: str | Path) -> list[Exercise]:
-    """Every exercise under ``root`` (the ``exercises/`` folder), in number order."""
-    return [load_exercise(p.parent) for p in sorted(Path(root).glob(f"[0-9][0-9]_*/{CONFIG}"))]
+    """Every exercise under ``root`` (the ``exercises/`` folder): each folder with an ``exercise.toml``, by name."""
+    return [load_exercise(p.parent) for p in sorted(Path(root).glob(f"*/{CONFIG}"))]
 
 
 def find_exercise(root: str | Path, number: str) -> Exercise:
-    """The exercise ``number`` ("1", "01" or "01_bloom") under ``root``; ValueError if there is none."""
+    """The exercise ``number`` ("1", "01" or "01_bloom"), or the folder it names, under ``root``; ValueError if
+    there is none."""
+    as_folder = Path(number)
+    if (as_folder / CONFIG).is_file():
+        return load_exercise(as_folder)
+    if (Path(root) / number / CONFIG).is_file():
+        return load_exercise(Path(root) / number)
     wanted = str(number).split("_", 1)[0]
     if not wanted.isdigit():
         raise ValueError(f"bad exercise number {number!r}: expected digits such as 01")
     exercises = discover(root)
     for exercise in exercises:
-        if int(exercise.number) == int(wanted):
+        if exercise.number and int(exercise.number) == int(wanted):
             return exercise
     known = ", ".join(e.folder.name for e in exercises) or "none"
     raise ValueError(f"no exercise {number!r} in {Path(root).resolve()} (exercises there: {known})")

@@ -8,6 +8,9 @@ test collected the plugin does nothing, so it can stay active for every pytest r
     the stub. Tests receive the module through the fixture the exercise's ``conftest.py`` defines (``fixture.py``).
 ``--gradescope-json PATH``
     Write Gradescope's results.json to PATH at the end of the run.
+``--sandbox``
+    Run the submission's code in a sandbox process (``sandbox.py``): the tests get a stand-in for the module, and
+    nothing the submission does can change the verdicts. ``minidb grade`` and the Gradescope autograder use it.
 ``--grading-timeout SECONDS``
     Each graded test (its setup, where the submission is imported, and its call) gets this much wall-clock time;
     past it, the test fails as "timeout" and the run goes on. 0 turns the limit off.
@@ -29,6 +32,7 @@ from .exercise import Exercise
 from .gradebook import TIMED_OUT, Gradebook, fmt
 from .gradescope import write_results
 from .points import MARKERS, graded_test
+from .sandbox import Sandbox
 from .student import LoadedModule, SubmissionError, load, locate
 from .timelimit import DEFAULT_TEST_TIMEOUT, GradingTimeout, enforceable, time_limit
 
@@ -40,6 +44,8 @@ DEADLINE = pytest.StashKey[float]()  # when the running graded test's time is up
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("minidb-grading", "grading of minidb exercises")
     group.addoption("--student", metavar="PATH", help="grade this submission (a module file, or a folder holding it)")
+    group.addoption("--sandbox", action="store_true",
+                    help="run the submission in a sandbox process, for code you do not trust")
     group.addoption("--gradescope-json", metavar="PATH", help="write Gradescope's results.json to PATH")
     group.addoption(
         "--grading-timeout", type=float, default=DEFAULT_TEST_TIMEOUT, metavar="SECONDS",
@@ -71,6 +77,8 @@ class GradingSession:
         self.book = Gradebook()
         self.loaded: dict[Path, LoadedModule] = {}  # by exercise folder: the module its tests use
         self.failed: dict[Path, SubmissionError] = {}  # by exercise folder: why its module could not be used
+        self.sandboxed = bool(config.getoption("sandbox"))  # the submission's code runs in a Sandbox process
+        self.sandboxes: dict[Path, Sandbox] = {}  # by exercise folder, when sandboxed
         self.start = time.monotonic()
 
     # -- the module under test ---------------------------------------------------------------------------------
@@ -80,17 +88,22 @@ class GradingSession:
         key = exercise.folder
         if key in self.failed:
             raise self.failed[key]
+        if key in self.sandboxes:
+            return self.sandboxes[key].root()
         if key not in self.loaded:
             source = exercise.stub
             try:
                 source = locate(self.student or exercise.stub, exercise.module)
+                if self.sandboxed:
+                    self.sandboxes[key] = Sandbox(exercise.module, source)
+                    return self.sandboxes[key].root()
                 self.loaded[key] = load(exercise.module, source)
             except SubmissionError as e:
                 self.failed[key] = e
                 raise
             except GradingTimeout as e:
                 self.failed[key] = SubmissionError(
-                    f"importing {exercise.module} from {source} did not finish within the time limit"
+                    f"importing {exercise.module} from {source.name} did not finish within the time limit"
                 )
                 raise self.failed[key] from e
         return self.loaded[key].module
@@ -98,6 +111,8 @@ class GradingSession:
     def pytest_unconfigure(self) -> None:
         for loaded in self.loaded.values():
             loaded.unload()
+        for sandbox in self.sandboxes.values():
+            sandbox.stop()
 
     # -- collection: which tests are graded ----------------------------------------------------------------------
 
@@ -142,6 +157,8 @@ class GradingSession:
                 report.user_properties.append((TIMED_OUT, self.timeout))
             if isinstance(call.excinfo.value, SubmissionError):
                 report.user_properties.append((SUBMISSION_ERROR, str(call.excinfo.value)))
+                # One line, not a traceback through the grader's modules repeated in every test.
+                report.longrepr = f"your module could not be used: {call.excinfo.value}"
         return report
 
     # -- the gradebook ------------------------------------------------------------------------------------------

@@ -149,7 +149,17 @@ def test_enable_follows_the_environment(altair_state, monkeypatch):
     assert alt.renderers.active == charts.RENDERER
     monkeypatch.delenv(charts.OFFLINE_ENV)
     charts.enable()
-    assert alt.renderers.active == "default"
+    assert alt.renderers.active == charts.NOTEBOOK_RENDERER
+
+
+def test_notebook_charts_render_without_the_network(altair_state):
+    # Plain Jupyter (and VS Code, nbconvert...) shows this SVG as is: no script, nothing fetched.
+    charts.enable(offline=False)
+    spec = charts.panel(reproduced_rates(), x="workload", y="inserts_per_sec").to_dict()
+    bundle = alt.renderers.get()(spec)
+    svg = bundle["image/svg+xml"]
+    assert svg.lstrip().startswith("<svg") and "inserts" in svg.lower()
+    assert not re.search(r"https?://(cdn|unpkg)|<script", svg)
 
 
 def test_offline_html_draws_with_the_bundle_and_loads_nothing():

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from minidb.cli import main
-from minidb.grading.bulk import Roster, Submission, extract_zip, find_submissions, grade_submission
+from minidb.grading.bulk import GradedTests, grade_submission
+from minidb.grading.submissions import Submission, extract_zip, find_submissions
 from minidb.grading.exercise import default_root, find_exercise
 
 BLOOM = find_exercise(default_root(), "01")
@@ -55,7 +56,7 @@ def test_minidb_grade_writes_the_right_grades(class_folder, tmp_path, capsys):
     assert elapsed < 100, f"bulk grading took {elapsed:.0f} s"
     grades = pd.read_csv(out, keep_default_na=False).set_index("student")
     assert list(grades.index) == ["alice", "bob", "carol", "dave", "eve"]
-    tests = [c for c in grades.columns if c not in ("total", "max", "error")]
+    tests = [c for c in grades.columns if "::" in c]
     assert "test_bloom.py::test_no_false_negatives" in tests
     full = grades["max"]["alice"]
     assert full == grades.loc["alice", tests].sum() and (grades["max"] == full).all()
@@ -64,7 +65,7 @@ def test_minidb_grade_writes_the_right_grades(class_folder, tmp_path, capsys):
 
     bob = grades.loc["bob"]
     lost = {t for t in tests if bob[t] == 0}
-    assert lost == {"test_bloom.py::test_name", "test_bloom.py::test_leveldb_format"}
+    assert lost == {"test_bloom.py::test_name", "test_bloom_hidden.py::test_leveldb_format"}
     assert bob["total"] == full - 1 - 2 and bob["error"] == ""
 
     carol = grades.loc["carol"]
@@ -78,13 +79,20 @@ def test_minidb_grade_writes_the_right_grades(class_folder, tmp_path, capsys):
     assert dave["total"] == full - sum(grades.loc["alice", t] for t in looped)
     assert dave["error"].startswith("timed out:") and all(t in dave["error"] for t in looped)
 
+    # eve's create_filter ends its process: every test that builds a filter fails, the others pass (honestly).
     eve = grades.loc["eve"]
-    assert eve["total"] == 0 and "exit code 3" in eve["error"]
+    assert {t for t in tests if eve[t] > 0} == {"test_bloom.py::test_leveldb_hash", "test_bloom.py::test_name"}
+    eve_results = (tmp_path / "results" / "eve.json").read_text()
+    assert "exited with code 3" in eve_results
 
     kept = sorted(p.name for p in (tmp_path / "results").iterdir())
-    assert kept == ["alice.json", "bob.json", "carol.json", "dave.json"], "eve's run wrote no results"
+    assert kept == ["alice.json", "bob.json", "carol.json", "dave.json", "eve.json"]
     printed = capsys.readouterr()
-    assert "graded 5 submissions to exercise 01 (Bloom filter)" in printed.out and "3 with errors" in printed.out
+    # eve's crashes restart its sandbox at every Hypothesis example: that test may also run out of time.
+    assert eve["error"] == "" or eve["error"].startswith("timed out: test_bloom.py::test_no_false_negatives")
+    errors = int((grades["error"] != "").sum())
+    assert "graded 5 submissions to exercise 01 (Bloom filter)" in printed.out
+    assert f"{errors} with errors" in printed.out and errors in (2, 3)
     assert "grading 01_bloom" in printed.err, "the progress bar"
 
 
@@ -94,9 +102,9 @@ def test_wall_clock_limit_stops_what_the_test_limit_cannot(tmp_path):
     (tmp_path / "mallory.py").write_text(
         "import time\nwhile True:\n    try:\n        time.sleep(100)\n    except BaseException:\n        pass\n"
     )
-    roster = Roster({"test_bloom.py::test_name": 1.0})
+    roster = GradedTests({"test_bloom.py::test_name": 1.0})
     start = time.monotonic()
-    grade = grade_submission(BLOOM, Submission("mallory", tmp_path / "mallory.py"), roster, test_timeout=30,
+    grade = grade_submission(BLOOM, Submission("mallory", (tmp_path / "mallory.py",)), roster, test_timeout=30,
                              submission_timeout=4)
     assert time.monotonic() - start < 20
     assert (grade.total, grade.max_score, grade.scores) == (0, 1.0, {"test_bloom.py::test_name": 0.0})
@@ -126,7 +134,7 @@ def test_unsafe_or_broken_zips_are_refused(tmp_path):
         extract_zip(tmp_path / "slip.zip", tmp_path / "out")
     assert not (tmp_path / "escaped.py").exists()
     (tmp_path / "junk.zip").write_bytes(b"not a zip at all")
-    grade = grade_submission(BLOOM, Submission("junk", tmp_path / "junk.zip"), Roster({"t": 2.0}))
+    grade = grade_submission(BLOOM, Submission("junk", (tmp_path / "junk.zip",)), GradedTests({"t": 2.0}))
     assert (grade.total, grade.max_score) == (0, 2.0) and "not a valid zip file" in grade.error
 
 

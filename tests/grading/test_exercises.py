@@ -29,10 +29,11 @@ def test_exercises_are_found():
     assert [e.folder.name for e in EXERCISES][:1] == ["01_bloom"]
 
 
-def grade(pytester: pytest.Pytester, exercise, student: Path | None) -> tuple[pytest.RunResult, dict]:
+def grade(pytester: pytest.Pytester, exercise, student: Path | None, *extra: str) -> tuple[pytest.RunResult, dict]:
     """Grade ``student`` (None: the stub) on ``exercise`` in this process: the run and its results.json."""
     results = pytester.path / "results.json"
-    args = [str(exercise.folder), *plugin_args(), "--gradescope-json", str(results), "-p", "no:cacheprovider"]
+    args = [str(exercise.folder), *plugin_args(), "--gradescope-json", str(results), "-p", "no:cacheprovider",
+            *extra]
     if student is not None:
         args += ["--student", str(student)]
     return pytester.runpytest_inprocess(*args), json.loads(results.read_text())
@@ -76,11 +77,12 @@ def test_every_graded_test_passes_on_the_solution(pytester, exercise):
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.folder.name)
-def test_solution_as_a_single_file(pytester, exercise):
-    # --student also takes the module file itself, whatever it is called.
+def test_solution_as_a_single_file_in_the_sandbox(pytester, exercise):
+    # --student also takes the module file itself, whatever it is called; and the tests pass through the sandbox's
+    # stand-in module (sandbox.Remote) as they do on the module itself.
     renamed = pytester.path / f"alice_{exercise.module}.py"
     shutil.copy(exercise.solution / exercise.stub.name, renamed)
-    _, results = grade(pytester, exercise, renamed)
+    _, results = grade(pytester, exercise, renamed, "--sandbox")
     assert results["score"] == sum(t["max_score"] for t in results["tests"])
 
 

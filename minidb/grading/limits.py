@@ -1,0 +1,79 @@
+"""Limits on a process that runs untrusted code, and how to get rid of everything it started.
+
+* ``Limits.apply()`` runs in the new process before it executes anything (``preexec_fn``): a cap on its address
+  space (unbounded allocation becomes a ``MemoryError``), on CPU seconds (a busy loop in C is killed by the kernel),
+  on the number of processes its user may have (a fork bomb stops at the cap) and on the size of any file it writes,
+  its captured output included (past the cap a write fails with EFBIG, Python ignoring SIGXFSZ: the disk is safe).
+* ``sandbox_user()``: when the grader runs as root (Gradescope does, and so does a container), each sandbox gets a
+  user id of its own, derived from the grading process's pid so that two submissions graded at once never share
+  it. A different user cannot signal the grader, cannot read or write the grader's private files, and every process
+  it starts, even one that left its session with ``setsid``, still carries that uid.
+* ``kill_user(uid)`` then ends every process of that uid at once (``kill(-1, SIGKILL)`` from a process running as
+  the uid: the kernel signals all of them, with no list that a fork could race). Without root, the fallback is
+  ``kill_marked(marker)``: every process whose environment carries the sandbox's marker, found in ``/proc``.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+
+UID_BASE = 1_500_000_000  # sandbox uids: far above any real account's; plus the grading process's pid (< 2**22)
+MARKER = "MINIDB_SANDBOX"  # the environment variable every sandbox process inherits, for the non-root sweep
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one sandbox."""
+
+    memory_bytes: int = 1 << 30  # address space: the engine and numpy need a few hundred MiB at most
+    cpu_seconds: int = 300  # CPU time of the whole sandbox process, a backstop behind the per-test alarm
+    processes: int = 32  # processes its uid may run at once (exact when the sandbox has a uid of its own)
+    file_bytes: int = 8 << 20  # the largest file it may write, its captured output included
+
+    def apply(self) -> None:
+        """Set the limits on the calling process (meant for ``preexec_fn``, between fork and exec)."""
+        for limit, value in ((resource.RLIMIT_AS, self.memory_bytes), (resource.RLIMIT_CPU, self.cpu_seconds),
+                             (resource.RLIMIT_FSIZE, self.file_bytes), (resource.RLIMIT_CORE, 0)):
+            resource.setrlimit(limit, (value, value))
+        if sandbox_user() is not None:  # without a uid of its own the cap would count the grader's processes too
+            resource.setrlimit(resource.RLIMIT_NPROC, (self.processes, self.processes))
+
+
+def sandbox_user() -> int | None:
+    """The uid sandboxes started by this process run as, or None when it is not root (they keep its uid)."""
+    if os.geteuid() != 0:
+        return None
+    return UID_BASE + os.getpid()
+
+
+def kill_user(uid: int) -> None:
+    """SIGKILL every process of ``uid`` (which must not be ours), twice to catch one forked during the first."""
+    for _ in range(2):
+        pid = os.fork()
+        if pid == 0:  # the child: become the uid, signal all its processes, leave without running anything else
+            try:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+                os.kill(-1, signal.SIGKILL)
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+
+
+def kill_marked(marker: str) -> None:
+    """SIGKILL every process whose environment holds ``MARKER=marker`` (the sweep when sandboxes share our uid)."""
+    needle = f"{MARKER}={marker}".encode()
+    for _ in range(2):
+        for proc in Path("/proc").iterdir():
+            if not proc.name.isdigit() or int(proc.name) == os.getpid():
+                continue
+            try:
+                if needle in (proc / "environ").read_bytes().split(b"\0"):
+                    os.kill(int(proc.name), signal.SIGKILL)
+            except (OSError, ProcessLookupError):
+                continue  # gone already, or not ours to read

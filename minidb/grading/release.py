@@ -1,0 +1,170 @@
+"""What leaves the instructor's tree: the students' copy (``minidb release``) and a Gradescope autograder zip.
+
+The instructor's tree holds everything: the engine, the book, the exercises with their stubs, public tests, hidden
+tests (``test_*_hidden.py``) and, in ``exercises/solutions/``, the reference solutions.
+
+* ``build_release(root, out)`` copies the project's files into ``out`` minus what only instructors may have: the
+  solutions and the hidden tests. Every exercise notebook (MyST Markdown) also gets an ``.ipynb`` beside it, for
+  students whose tools do not read MyST.
+* ``build_autograder(root, exercise, zip_path)`` packs what Gradescope needs for one exercise: the engine and the
+  grading package, that exercise with its hidden tests (no solution), ``requirements-grading.txt`` (the
+  ``[grading]`` extra of pyproject.toml: no book, no Jupyter), ``setup.sh`` and ``run_autograder``.
+
+Exercises are found by their ``exercise.toml`` (``exercise.discover``), so a new exercise is released with no change
+here.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import shutil
+import subprocess
+import tomllib
+import zipfile
+from pathlib import Path, PurePosixPath
+
+from .exercise import Exercise, discover
+
+HIDDEN_TESTS = "test_*_hidden.py"  # the files of hidden tests, instructors' only
+SOLUTIONS = "solutions"  # exercises/solutions/: the reference solutions, instructors' only
+RELEASED = ("minidb", "book", "data", "exercises", "README.md", "pyproject.toml", "setup.py", "Makefile", ".gitignore")
+AUTOGRADED = ("minidb", "README.md", "pyproject.toml", "setup.py")  # plus the one exercise
+NEVER = ("*.so", "*.pyc", "__pycache__", ".ipynb_checkpoints", "_build", ".pytest_cache", ".hypothesis", "*.egg-info")
+
+SETUP_SH = """#!/usr/bin/env bash
+# Gradescope runs this once when it builds the autograder image: a slim install of the engine and the grader.
+set -euo pipefail
+cd /autograder/source
+python3 -m pip install --quiet -r requirements-grading.txt
+python3 -m pip install --quiet --no-deps --no-build-isolation .
+# The hidden tests stay readable by root only: a submission's sandbox runs as another user.
+chmod -R go-rwx /autograder/source
+"""
+
+RUN_AUTOGRADER = """#!/usr/bin/env bash
+# Gradescope runs this for every submission. AUTOGRADER_ROOT and AUTOGRADER_PYTHON exist for testing it elsewhere.
+set -uo pipefail
+ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
+PYTHON="${{AUTOGRADER_PYTHON:-python3}}"
+cd "$ROOT/source"
+exec "$PYTHON" -m minidb.grading.autograde --exercise "exercises/{exercise}" \\
+    --submission "$ROOT/submission" --results "$ROOT/results/results.json"
+"""
+
+
+def instructors_only(relative: PurePosixPath) -> bool:
+    """Whether a project file (path relative to the root) must not reach students."""
+    parts = relative.parts
+    if len(parts) >= 2 and parts[0] == "exercises" and parts[1] == SOLUTIONS:
+        return True
+    return fnmatch.fnmatch(relative.name, HIDDEN_TESTS)
+
+
+def project_files(root: Path, top: tuple[str, ...]) -> list[PurePosixPath]:
+    """The project's files under the entries ``top``: git's tracked and untracked-but-not-ignored files in a git
+    checkout, else every file but build outputs and caches."""
+    try:
+        listed = subprocess.run(
+            ["git", "-C", str(root), "ls-files", "--cached", "--others", "--exclude-standard", "--", *top],
+            capture_output=True, text=True, check=True,
+        ).stdout.splitlines()
+        files = [PurePosixPath(f) for f in listed if (root / f).is_file()]
+    except (OSError, subprocess.CalledProcessError):
+        files = [PurePosixPath(p.relative_to(root).as_posix()) for name in top for p in
+                 ([root / name] if (root / name).is_file() else sorted((root / name).rglob("*"))) if p.is_file()]
+    return [f for f in files if not any(fnmatch.fnmatch(part, pattern) for part in f.parts for pattern in NEVER)]
+
+
+def _copy(root: Path, files: list[PurePosixPath], out: Path) -> None:
+    for relative in files:
+        target = out / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / relative, target)
+
+
+def _fresh(out: Path) -> None:
+    """Make ``out`` a new empty folder; ValueError if something is there already (never overwrite)."""
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ValueError(f"{out} already exists and is not an empty folder: choose a new one")
+    out.mkdir(parents=True, exist_ok=True)
+
+
+def write_notebooks(folder: Path) -> list[Path]:
+    """An ``.ipynb`` beside every MyST Markdown notebook in the exercise folders under ``folder``."""
+    import jupytext
+
+    written = []
+    for exercise in discover(folder):
+        for md in sorted(exercise.folder.glob("*.md")):
+            if md.read_text(encoding="utf-8").startswith("---\njupytext:"):
+                target = md.with_suffix(".ipynb")
+                jupytext.write(jupytext.read(md), target)
+                written.append(target)
+    return written
+
+
+def build_release(root: Path, out: Path) -> list[PurePosixPath]:
+    """Write the students' copy of the project at ``root`` into the new folder ``out``; the files written."""
+    out = out.resolve()
+    _fresh(out)
+    files = [f for f in project_files(root, RELEASED) if not instructors_only(f)]
+    _copy(root, files, out)
+    notebooks = write_notebooks(out / "exercises")
+    return files + [PurePosixPath(n.relative_to(out).as_posix()) for n in notebooks]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m minidb.grading.release --notebooks FOLDER``: write the exercises' .ipynb (``make lab``)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m minidb.grading.release")
+    parser.add_argument("--notebooks", type=Path, required=True, metavar="FOLDER", help="the exercises folder")
+    args = parser.parse_args(argv)
+    for path in write_notebooks(args.notebooks):
+        print(f"wrote {path}")
+    return 0
+
+
+def grading_requirements(root: Path) -> list[str]:
+    """The ``[grading]`` extra of the project's pyproject.toml: what the autograder installs."""
+    pyproject = root / "pyproject.toml"
+    extras = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"].get("optional-dependencies", {})
+    if "grading" not in extras:
+        raise ValueError(f"{pyproject}: no [project.optional-dependencies] grading list")
+    return list(extras["grading"])
+
+
+def build_autograder(root: Path, exercise: Exercise, zip_path: Path) -> list[str]:
+    """Write the Gradescope autograder zip of ``exercise`` to ``zip_path``; the names it holds."""
+    if zip_path.exists():
+        raise ValueError(f"{zip_path} already exists: choose a new name")
+    files = [f for f in project_files(root, AUTOGRADED) if not instructors_only(f)]
+    exercise_files = sorted(p for p in exercise.folder.rglob("*") if p.is_file())
+    names = []
+    zip_path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as z:
+        for relative in files:
+            z.write(root / relative, str(relative))
+            names.append(str(relative))
+        for path in exercise_files:
+            relative = PurePosixPath(path.relative_to(exercise.folder).as_posix())
+            if any(fnmatch.fnmatch(part, pattern) for part in relative.parts for pattern in (*NEVER, "*.ipynb")):
+                continue
+            name = f"exercises/{exercise.folder.name}/{relative}"
+            z.write(path, name)
+            names.append(name)
+        extra = {
+            "setup.sh": SETUP_SH,
+            "run_autograder": RUN_AUTOGRADER.format(exercise=exercise.folder.name),
+            "requirements-grading.txt": "\n".join(grading_requirements(root)) + "\n",
+        }
+        for name, text in extra.items():
+            info = zipfile.ZipInfo(name)
+            info.external_attr = 0o755 << 16  # executable once unzipped
+            z.writestr(info, text)
+            names.append(name)
+    return names
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

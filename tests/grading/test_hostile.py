@@ -1,0 +1,112 @@
+"""Hostile submissions graded beside honest ones: none raises its score, none disturbs the class's grading.
+
+The attacks (``hostile.py``): a forged results.json, patching pytest and the plugin, atexit hooks, ``os._exit``,
+reading and editing the hidden tests, killing every process in sight, a daemon, unbounded memory and output, an
+infinite loop that swallows interrupts, an object equal to everything, a fork bomb. They are graded with ``minidb
+grade``'s code, two at a time, between two honest students whose grades must come out whole.
+
+The guarantees that need a user id of the sandbox's own hold only when the grader is root (as on Gradescope);
+elsewhere this module is skipped, since the process-killing submission would then kill the test run itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from minidb.grading import bulk
+from minidb.grading.exercise import load_exercise
+from minidb.grading.limits import UID_BASE
+from minidb.grading.submissions import find_submissions
+
+from .hostile import GOOD, HONEST_POINTS, HOSTILE, MAX_POINTS, SECRET, WRONG, write_exercise
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="sandboxes get a uid of their own only under root")
+
+
+def sandbox_processes() -> list[int]:
+    """Pids of live processes running as a sandbox uid."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            uid_line = next(line for line in (proc / "status").read_text().splitlines() if line.startswith("Uid:"))
+        except (OSError, StopIteration):
+            continue
+        if int(uid_line.split()[1]) >= UID_BASE:
+            found.append(int(proc.name))
+    return found
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """The class graded once: (grades by student, results folder, feedback folder, exercise folder, seconds)."""
+    root = tmp_path_factory.mktemp("hostile")
+    folder = write_exercise(root)
+    subs = root / "submissions"
+    subs.mkdir()
+    # "aaron" is graded first and "zed" last: an attack in between must not change either.
+    for name, source in {"aaron": GOOD, "zed": GOOD, "wrong": WRONG, **HOSTILE}.items():
+        (subs / f"{name}.py").write_text(source)
+    start = time.monotonic()
+    frame = bulk.grade_all(load_exercise(folder), find_submissions(subs), jobs=2, test_timeout=5,
+                           submission_timeout=60, results_dir=root / "results", progress=False,
+                           feedback_dir=root / "feedback")
+    seconds = time.monotonic() - start
+    return frame.set_index("student"), root / "results", root / "feedback", folder, seconds
+
+
+def test_honest_students_are_graded_whole(graded):
+    grades, *_ = graded
+    assert grades.loc["aaron", "total"] == grades.loc["zed", "total"] == MAX_POINTS
+    assert grades.loc["wrong", "total"] == 0
+    assert (grades["max"] == MAX_POINTS).all()
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_a_hostile_submission_earns_only_what_it_answers_right(graded, name):
+    grades, *_ = graded
+    assert grades.loc[name, "total"] == HONEST_POINTS.get(name, 0), grades.loc[name].to_dict()
+
+
+def test_why_the_attacks_failed_is_reported(graded):
+    grades, results, *_ = graded
+    assert "importing demo failed" in grades.loc["writes_results", "error"]
+    assert grades.loc["infinite_loop", "error"].startswith("timed out:")
+    flooded = json.loads((results / "huge_output.json").read_text())
+    assert "File too large" in flooded["tests"][0]["output"], "its output stopped at the cap"
+    memory = json.loads((results / "memory.json").read_text())
+    assert "MemoryError" in memory["tests"][0]["output"]
+    for path in results.iterdir():
+        assert "minidb/grading" not in path.read_text(), f"{path.name}: grader internals in a traceback"
+
+
+def test_hidden_tests_stay_hidden_and_unchanged(graded):
+    grades, results, feedback, folder, _ = graded
+    assert SECRET in (folder / "test_demo_hidden.py").read_text(), "the hidden test was edited"
+    assert "500" not in (folder / "test_demo_hidden.py").read_text()
+    shown = (results / "reads_hidden.json").read_text()
+    assert SECRET not in shown
+    assert "Permission denied" in shown, "the attack found the private copy's path, and was refused"
+    for path in [*results.iterdir(), *feedback.iterdir()]:
+        assert SECRET not in path.read_text(), f"{path.name} shows the hidden test's data"
+
+
+def test_no_process_outlives_its_grading(graded):
+    assert sandbox_processes() == []
+
+
+def test_timing_is_reported(graded, record_property):
+    grades, *_, seconds = graded
+    record_property("seconds", round(seconds, 1))
+    print(f"graded {len(grades)} submissions (hostile ones included) in {seconds:.1f} s, 2 at a time")
+    assert seconds < 240
+
+
+def test_grades_table_has_one_row_per_submission(graded):
+    grades, *_ = graded
+    assert isinstance(grades, pd.DataFrame) and len(grades) == len(HOSTILE) + 3

@@ -1,0 +1,65 @@
+"""The sweeps that end whatever a sandbox started: by its uid (root), or by its environment marker."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from minidb.grading.limits import MARKER, Limits, kill_marked, kill_user
+from minidb.grading.sandbox import sandbox_python
+
+
+def _daemon(**popen) -> int:
+    """The pid of a process that left our session and sleeps (a grandchild, as a daemon is)."""
+    code = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    print(os.getpid(), flush=True)\n" \
+           "    os.close(1)\n    os.close(2)\n    time.sleep(60)\nos._exit(0)\n"
+    python = sandbox_python(as_other_user="user" in popen)
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True, **popen).stdout
+    return int(out.split()[0])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _wait_dead(pid: int) -> bool:
+    for _ in range(50):
+        if not _alive(pid):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_kill_marked_ends_a_daemon_carrying_the_marker():
+    pid = _daemon(env=dict(os.environ, **{MARKER: "abc123"}))
+    bystander = _daemon(env=dict(os.environ, **{MARKER: "other"}))
+    try:
+        kill_marked("abc123")
+        assert _wait_dead(pid)
+        assert _alive(bystander), "a process with another marker was killed"
+    finally:
+        kill_marked("other")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="running as another uid needs root")
+def test_kill_user_ends_every_process_of_the_uid():
+    uid = 1_400_000_123
+    pid = _daemon(user=uid, group=uid, extra_groups=[], cwd="/")
+    kill_user(uid)
+    assert _wait_dead(pid)
+
+
+def test_limits_apply_in_the_child():
+    code = "import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0], resource.getrlimit(resource.RLIMIT_FSIZE)[0])"
+    limits = Limits(memory_bytes=512 << 20, file_bytes=1 << 20)
+    out = subprocess.run([sys.executable, "-c", code], preexec_fn=limits.apply, capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == [str(512 << 20), str(1 << 20)]

@@ -1,0 +1,101 @@
+"""Every command of exercises/README.md, run as written, in order, in a course laid out as the README describes.
+
+The commands are the README's ``$ `` lines in ``console`` blocks. They run in a folder holding a copy of the
+exercises (the stubs, as a student starts), a class's ``submissions/`` and ``roster.csv``; ``minidb`` and ``pytest``
+are this checkout's, and ``make`` only prints what it would do (``make -n``: it would install the environment).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from minidb.grading.exercise import default_root
+
+ROOT = default_root().parent
+README = ROOT / "exercises" / "README.md"
+SOLUTION = (ROOT / "exercises" / "solutions" / "01_bloom" / "bloom.py").read_text()
+EXPECTED_EXIT = {"minidb check 01": 1, "pytest exercises/01_bloom": 1}  # on the stub, tests fail: exit 1
+
+
+def readme_commands() -> list[str]:
+    """The ``$ `` lines of the README's console blocks, in order."""
+    blocks = re.findall(r"```console\n(.*?)```", README.read_text(), flags=re.S)
+    lines = [line.strip() for block in blocks for line in block.splitlines()]
+    return [line[2:].strip() for line in lines if line.startswith("$ ")]
+
+
+def sample_output() -> list[str]:
+    """The lines of the README's sample output of ``minidb check 01`` (its one ``text`` block)."""
+    (block,) = re.findall(r"```text\n(.*?)```", README.read_text(), flags=re.S)
+    return [line.strip() for line in block.splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory) -> Path:
+    work = tmp_path_factory.mktemp("readme") / "work"
+    shutil.copytree(ROOT / "exercises", work / "exercises",
+                    ignore=shutil.ignore_patterns("solutions", "__pycache__", "*.ipynb"))
+    (work / "submissions" / "alice").mkdir(parents=True)
+    (work / "submissions" / "alice" / "bloom.py").write_text(SOLUTION)
+    (work / "submissions" / "bob.py").write_text((ROOT / "exercises" / "01_bloom" / "bloom.py").read_text())
+    (work / "roster.csv").write_text("student_id,name,email\n1,Alice Liddell,alice@uni.example\n"
+                                     "2,Bob Builder,bob@uni.example\n")
+    return work
+
+
+@pytest.fixture(scope="module")
+def ran(course) -> dict[str, subprocess.CompletedProcess]:
+    """Each README command's run, by command."""
+    shell = (f'minidb() {{ "$PY" -m minidb.cli "$@"; }}; pytest() {{ "$PY" -m pytest -p no:cacheprovider "$@"; }}; '
+             f'make() {{ command make -n -C "$ROOT" "$@"; }}; ')
+    env = dict(os.environ, PY=sys.executable, ROOT=str(ROOT), PYTHONPATH=str(ROOT))
+    runs = {}
+    for command in readme_commands():
+        runs[command] = subprocess.run(["bash", "-c", shell + command], cwd=course, env=env, capture_output=True,
+                                       text=True, timeout=900)
+    return runs
+
+
+def test_the_readme_has_commands_for_both_roles():
+    commands = readme_commands()
+    assert [c.split()[0] for c in commands if c.split()[0] not in ("minidb", "pytest", "make")] == []
+    for wanted in ("make lab", "minidb check", "minidb submit", "minidb release", "minidb autograder",
+                   "minidb grade", "minidb gradebook", "--sandbox"):
+        assert any(wanted in c for c in commands), wanted
+
+
+def test_every_command_runs_as_the_readme_says(ran):
+    for command, run in ran.items():
+        assert run.returncode == EXPECTED_EXIT.get(command, 0), f"{command}:\n{run.stdout}\n{run.stderr}"
+
+
+def test_student_commands_do_what_the_readme_says(ran, course):
+    check = ran["minidb check 01"].stdout
+    assert [line for line in sample_output() if line not in check] == [], check
+    assert "jupyter lab exercises" in ran["make lab"].stdout
+    with zipfile.ZipFile(course / "bloom-submission.zip") as z:
+        assert z.namelist() == ["bloom.py"]
+
+
+def test_instructor_commands_do_what_the_readme_says(ran, course):
+    release = course.parent / "course-release"
+    assert (release / "exercises" / "01_bloom" / "bloom.ipynb").is_file()
+    assert not list(release.rglob("*_hidden.py"))
+    assert "exercises/01_bloom/test_bloom_hidden.py" in zipfile.ZipFile(course / "autograder-01.zip").namelist()
+    results = json.loads((course / "results.json").read_text())
+    assert results["score"] == 25
+    grades = pd.read_csv(course / "grades-01.csv", keep_default_na=False, dtype={"student_id": str})
+    assert dict(zip(grades["student"], grades["total"])) == {"alice": 25, "bob": 0}
+    assert sorted(p.name for p in (course / "feedback").iterdir()) == ["alice.md", "bob.md"]
+    book = pd.read_csv(course / "gradebook.csv", dtype={"student_id": str})
+    assert dict(zip(book["name"], book["percent"])) == {"Alice Liddell": 100.0, "Bob Builder": 0.0}
