@@ -129,6 +129,12 @@ def _derived(frame: pd.DataFrame, btree: str) -> pd.DataFrame:
                         usd_per_year_per_ktps=frame.usd_per_year / (frame.tps / 1000))
 
 
+# Why the LSM's advantage per IOPS can fall short of the post's (shown where its claim does not hold).
+FEWER_BTREE_IOS = ("our B+tree needs fewer IO requests per transaction than InnoDB did (TPC-C-lite runs two of "
+                   "TPC-C's five transaction types, and our engines keep no undo pages and no binary log), while our "
+                   "LSM needs about as many as MyRocks, so each IOPS buys the LSM a smaller advantage than in the post")
+
+
 def claims(results: pd.DataFrame) -> list[Claim]:
     """F4's verdict (DESIGN.md): throughput linear in the IOPS bought while they are the bottleneck, the B+tree
     held by gp2's bandwidth cap first, the LSM on X IOPS about as fast as the B+tree on 3X, and the LSM cheaper per
@@ -157,7 +163,7 @@ def claims(results: pd.DataFrame) -> list[Claim]:
         Claim.check("The LSM on 5,000 IOPS is about as fast as the B+tree on 15,000: LSM / B+tree TPS (io1)",
                     published=tps(pub, "MyRocks", "io1", 5000) / tps(pub, "InnoDB", "io1", 15000),
                     ours=tps(results, "lsm", "io1", 5000) / tps(results, "btree", "io1", 15000),
-                    band=between(2 / 3, 1.5)),
+                    band=between(2 / 3, 1.5), must_hold=("tiny",), reason=FEWER_BTREE_IOS),
         Claim.check("The LSM costs less per 1000 TPS on every volume: the largest LSM / B+tree cost ratio",
                     published=cost_ratio(pub, "InnoDB", "MyRocks"), ours=cost_ratio(results, "btree", "lsm"),
                     band=at_most(1)),
