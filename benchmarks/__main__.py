@@ -35,12 +35,13 @@ def main(argv: list[str] | None = None) -> int:
         if not found:
             parser.error(f"unknown benchmark {name!r}; known: {', '.join(available())}")
         chosen += [b for b in found if b not in chosen]
+    rev = history.commit()  # the code measured: read before a run that may outlast the next commit
     results = {}
     for name in chosen:
         print(f"== {name}")
         results[name] = importlib.import_module(f"benchmarks.bench_{name}").main(rest)
     if not args.no_record:
-        print(f"recorded in {history.record(results, rest)}")
+        print(f"recorded in {history.record(results, rest, rev=rev)}")
     return 0
 
 

@@ -34,10 +34,12 @@ def commit() -> str:
     return head + ("-dirty" if dirty else "")
 
 
-def record(results: dict[str, dict], argv: list[str], folder: Path = RESULTS, now: dt.datetime | None = None) -> Path:
-    """Write ``results`` (benchmark name -> its figures) with the run's context to ``folder``; return the path."""
+def record(results: dict[str, dict], argv: list[str], folder: Path = RESULTS, now: dt.datetime | None = None,
+           rev: str | None = None) -> Path:
+    """Write ``results`` (benchmark name -> its figures) with the run's context to ``folder``; return the path.
+    ``rev`` is the commit measured (default: the current one; pass the one read when the run started)."""
     now = now or dt.datetime.now(dt.timezone.utc)
-    rev = commit()
+    rev = rev or commit()
     doc = {
         "date": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "commit": rev,
