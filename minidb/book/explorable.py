@@ -10,10 +10,12 @@ explore, and every grid row stays drawn faintly behind the chosen one, so the re
     chart = explorable(grid, x="cache_pct", y="reads_per_insert", controls=["change_buffer"], color="engine",
                        published=pub)
 
+``long_form`` turns a run's frame into (metric, value) rows, so that one control chooses what the chart shows.
+
 Everything is data in the chart's spec: it works in the built site with the network off (the book's bundled Vega)
 and in plain Jupyter. ``explorable`` refuses a grid whose embedded rows would pass ``MAX_EMBED_BYTES`` unless it may
-thin it (``thin=True``, the default): then it keeps every ``k``-th value of the x column and says so in
-``chart_note(chart)``, for the page to print under the chart.
+thin it (``thin=True``, the default): then it keeps every ``k``-th value of the x column and says so in the chart's
+subtitle (and in ``chart_note(chart)``).
 """
 
 from __future__ import annotations
@@ -75,10 +77,29 @@ def explorable(grid: pd.DataFrame, x: str, y: str, controls: list[str], *, color
         marks = alt.Chart(published).mark_point(shape="diamond", size=110, filled=True,
                                                 color=PUBLISHED_COLOR).properties(name=PUBLISHED).encode(
             x=alt.X(f"{x}:{_type(rows[x])}"), y=alt.Y(f"{y}:Q"),
-            tooltip=[c for c in (x, y, color) if c and c in published.columns])
+            tooltip=[c for c in (x, y, color, *controls) if c and c in published.columns])
+        # a published point follows the controls it has a column for (the metric shown, say), and no others
+        shared = [cond for column, cond in zip(controls, conditions) if column in published.columns]
+        for cond in shared:
+            marks = marks.transform_filter(cond)
         layers.append(marks)
     # usermeta is Vega-Lite's place for a tool's own data: the note travels with the spec, unseen by the renderer
-    return alt.layer(*layers, title=title or alt.Undefined, usermeta={"minidb": {"note": note}})
+    # a thinned grid says so under the title, where the reader sees it
+    heading = alt.Title(title or "", subtitle=note) if note else (title or alt.Undefined)
+    return alt.layer(*layers, title=heading, usermeta={"minidb": {"note": note}})
+
+
+def long_form(frame: pd.DataFrame, keys: list[str], metrics: dict[str, str]) -> pd.DataFrame:
+    """``frame`` with one row per (row, metric): ``keys`` kept, a ``metric`` column holding ``metrics``' labels
+    (column -> label) and a ``value`` column; metrics ``frame`` lacks are skipped. A ``metric`` control then lets
+    the reader choose what the chart shows. Missing keys (an LSM has no doublewrite) become ``"n/a"``."""
+    present = {c: label for c, label in metrics.items() if c in frame.columns}
+    out = frame[[*keys, *present]].melt(id_vars=keys, var_name="metric", value_name="value")
+    out["metric"] = out["metric"].map(present)
+    for key in keys:
+        if out[key].isna().any() or out[key].dtype == object:
+            out[key] = out[key].astype(object).where(out[key].notna(), "n/a")
+    return out.dropna(subset=["value"])
 
 
 def chart_note(chart) -> str:

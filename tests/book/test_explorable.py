@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from browser import CHROMIUM, drawn_after
-from minidb.book.explorable import (MAX_EMBED_BYTES, bound_params, chart_note, embedded_rows, explorable)
+from minidb.book.explorable import (MAX_EMBED_BYTES, bound_params, chart_note, embedded_rows, explorable,
+                                     long_form)
 
 
 def grid() -> pd.DataFrame:
@@ -104,3 +105,26 @@ def test_moving_a_control_in_a_browser_changes_the_drawn_marks():
     assert before and after and before != after
     assert {d["change_buffer"] for d in record["before"]} == {False}
     assert {d["change_buffer"] for d in record["after"]} == {True}
+
+
+def test_published_points_follow_the_controls_they_have_a_column_for():
+    g = long_form(grid(), ["engine", "change_buffer", "cache_pct"], {"reads_per_insert": "reads per insert"})
+    pub = PUBLISHED.rename(columns={"reads_per_insert": "value"}).assign(metric="reads per insert")
+    spec = explorable(g, "cache_pct", "value", ["metric", "change_buffer"], published=pub).to_dict()
+    (published,) = [layer for layer in spec["layer"] if layer.get("name") == "published"]
+    filters = str(published.get("transform", []))
+    assert "pick_metric" in filters and "pick_change_buffer" not in filters
+
+
+def test_long_form_has_one_row_per_metric_and_marks_missing_keys():
+    frame = pd.DataFrame({"engine": ["btree", "lsm"], "doublewrite": [True, None], "tps": [1.0, 2.0],
+                          "wkb": [3.0, 4.0]})
+    out = long_form(frame, ["engine", "doublewrite"], {"tps": "TPS", "wkb": "KB written", "absent": "x"})
+    assert len(out) == 4 and set(out.metric) == {"TPS", "KB written"}
+    assert "n/a" in set(out.doublewrite)
+
+
+def test_a_thinned_chart_says_so_under_its_title():
+    spec = explorable(grid(), "cache_pct", "reads_per_insert", ["change_buffer", "engine"], max_bytes=2000,
+                      title="t").to_dict()
+    assert "values of cache (%)" in str(spec["title"]["subtitle"])
