@@ -93,6 +93,12 @@ class Engine(ABC):
     def last_write_memory(self) -> int:
         """Bytes the last ``write`` held at its peak (0 before the first)."""
 
+    @property
+    def stopped(self) -> bool:
+        """True while a failure it cannot go on from keeps the engine refusing every call (until ``resume()`` or
+        a reopen, as the engine's docstring says); an engine that never stops says False."""
+        return False
+
     @abstractmethod
     def keyspaces(self) -> list[str]:
         """Names of the keyspaces that exist, sorted."""

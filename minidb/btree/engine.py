@@ -607,6 +607,11 @@ class BTreeEngine(Engine):
                 "zstd_decompress_bytes": 0, "key_compares": self.key_compares(),
                 "page_visits": pool["read_requests"], "cache_hits": pool["hits"], "cache_misses": pool["reads"]}
 
+    @property
+    def stopped(self) -> bool:
+        """True after a failed redo write stopped the engine (until ``resume()`` recovers it in place)."""
+        return isinstance(self._dead, EngineStopped)
+
     def last_write_memory(self) -> int:
         """Bytes the last write held: its batch (changes are made in the pool's pages, with no second copy)."""
         return self._last_write_memory

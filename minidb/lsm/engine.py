@@ -470,6 +470,11 @@ class LSMEngine(BackgroundMixin, Engine):
                           compaction_readahead_size=self.db.compaction_readahead_size,
                           writable_file_max_buffer_size=self.db.writable_file_max_buffer_size)
 
+    @property
+    def stopped(self) -> bool:
+        """True after ``on_wal_write_error="abort"`` stopped the engine (until a reopen, as mysqld restarts)."""
+        return self._stopped is not None
+
     def last_write_memory(self) -> int:
         """Bytes the last commit held at its peak: the batch plus its copy in the memtable (seed 000)."""
         return self._last_write_memory
