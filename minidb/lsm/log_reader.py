@@ -3,6 +3,11 @@
 It reports, in file order, the records it could decode and the places it had to drop bytes. The WAL and the
 MANIFEST decide whether a drop is a torn tail (normal after a crash) or corruption, because only they know what was
 synced; neither applies a record found after a drop.
+
+After a drop the reader looks for the next intact fragment byte by byte, so a damaged header cannot hide the records
+after it. ``torn`` says whether damage that runs to the end of the file looks like a write cut short by a crash:
+a crash loses whole sectors (512 bytes) of what was not synced, leaving them zero or beyond the end of the file,
+while a flipped bit or stray bytes leave every sector non-zero and the records complete.
 """
 
 from __future__ import annotations
@@ -28,6 +33,62 @@ class Drop:
 
     offset: int  # where the damage starts
     reason: str  # what was wrong (bad checksum, truncated record, ...)
+
+
+def _intact_at(data: bytes, pos: int) -> bool:
+    """Whether an intact fragment (known type, inside its block and the data, checksum right) starts at ``pos``."""
+    if BLOCK_SIZE - pos % BLOCK_SIZE < HEADER_SIZE or pos + HEADER_SIZE > len(data):
+        return False
+    ftype = data[pos + 6]
+    if ftype not in (FULL, FIRST, MIDDLE, LAST):
+        return False
+    end = pos + HEADER_SIZE + int.from_bytes(data[pos + 4:pos + 6], "little")
+    if end > len(data) or end > pos - pos % BLOCK_SIZE + BLOCK_SIZE:
+        return False
+    crc = int.from_bytes(data[pos:pos + 4], "little")
+    return zlib.crc32(data[pos + HEADER_SIZE:end], zlib.crc32(data[pos + 6:pos + 7])) & 0xFFFFFFFF == crc
+
+
+def _next_fragment(data: bytes, pos: int) -> int:
+    """The offset of the first intact fragment at or after ``pos``, or ``len(data)``."""
+    n = len(data)
+    # Only an offset whose type byte (6 bytes on) is a fragment type can start one: find those with bytes.find,
+    # keeping each type's next occurrence so that the search stays linear in the bytes skipped.
+    nxt = {t: data.find(bytes((t,)), pos + 6) for t in (FULL, FIRST, MIDDLE, LAST)}
+    while True:
+        live = [i for i in nxt.values() if i >= 0]
+        if not live:
+            return n
+        i = min(live)
+        if _intact_at(data, i - 6):
+            return i - 6
+        t = data[i]
+        nxt[t] = data.find(bytes((t,)), i + 1)
+
+
+SECTOR = 512  # the unit a crash loses: a torn write keeps or loses whole sectors
+
+
+def torn(data: bytes, offset: int) -> bool:
+    """Whether the damage from ``offset`` to the end of ``data`` looks like a torn write (see the module docstring):
+    the fragments from ``offset`` run past the end of the data, or some sector's share of the damage is all zero."""
+    n = len(data)
+    zero = bytes(SECTOR)
+    start = offset
+    while start < n:
+        stop = min(n, start - start % SECTOR + SECTOR)
+        if data[start:stop] == zero[:stop - start]:
+            return True
+        start = stop
+    pos = offset
+    while pos < n:
+        if BLOCK_SIZE - pos % BLOCK_SIZE < HEADER_SIZE:
+            pos += BLOCK_SIZE - pos % BLOCK_SIZE  # trailer padding
+            continue
+        if pos + HEADER_SIZE > n:
+            return True
+        pos += HEADER_SIZE + int.from_bytes(data[pos + 4:pos + 6], "little")
+    return pos > n
 
 
 def scan(data: bytes) -> list[Record | Drop]:
@@ -68,11 +129,12 @@ def scan(data: bytes) -> list[Record | Drop]:
                 out.append(Drop(start, "record cut short by damage"))
                 scratch = None
             out.append(Drop(pos, reason))
-            # A bad checksum under a length that fits: look on right after the fragment. Callers never apply a
-            # record that follows a drop, they only use it to tell corruption from a torn tail (so trusting a
-            # length that was itself damaged cannot make them apply garbage). Otherwise resynchronise at the next
-            # block, as LevelDB does.
-            pos = end if reason == "fragment checksum mismatch" else block_end
+            # Look on for the next intact fragment, byte by byte: a damaged header may hold any length, so neither
+            # it nor the block boundary says where the damage ends, and skipping to the next block would hide
+            # every record after the damage in the same block (LevelDB skips; RocksDB's recovery modes then decide
+            # what a skipped record means). Callers never apply a record that follows a drop; they use it to tell
+            # damage to synced records from a torn tail.
+            pos = _next_fragment(data, pos + 1)
             continue
         frag = data[pos + HEADER_SIZE:end]
         if ftype == FULL:

@@ -12,7 +12,9 @@ CURRENT naming either the old MANIFEST or the new one, both complete.
 
 Every edit the engine logs carries the next file number and the last sequence number, so counters survive restarts.
 MANIFEST records are synced one at a time, so only the last can be torn by a crash: damage followed by a valid
-record is corruption (``CorruptionError``), damage at the end is a torn tail and is ignored.
+record is corruption (``CorruptionError``), and so is damage at the end that does not look like a torn write
+(``log_reader.torn``); a torn last edit is ignored, and ``tail_dropped`` tells recovery that the SSTs it may have
+named are not provably orphans.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from dataclasses import dataclass, field
 
 from minidb.errors import CorruptionError
 
-from .log_reader import Drop, scan
+from .log_reader import Drop, scan, torn
 from .log_writer import LogWriter
 from .version import Version
 from .version_edit import VersionEdit
@@ -62,6 +64,7 @@ class VersionSet:
         self.file = None  # the MANIFEST's open file
         self.writer: LogWriter | None = None  # its record framing
         self.broken = False  # a failed append may have left bytes behind: the next edit starts a new MANIFEST
+        self.tail_dropped = False  # recover() ignored a torn last edit
 
     # -- state ---------------------------------------------------------------------------------------------------
     def cf_by_name(self, name: str) -> CFState | None:
@@ -201,6 +204,10 @@ class VersionSet:
             if isinstance(event, Drop):
                 if any(not isinstance(e, Drop) for e in events[i + 1:]):
                     raise CorruptionError(f"{name} offset {event.offset}: {event.reason}, before valid edits")
+                if not torn(data, event.offset):
+                    raise CorruptionError(f"{name} offset {event.offset}: {event.reason}, and the damage is not a "
+                                          f"torn write (no sector lost, no record cut by the end of the file)")
+                self.tail_dropped = True
                 break  # a torn last edit: it was never synced, so never acted upon
             self.apply(VersionEdit.decode(event.payload, f"{name} offset {event.start}"), num_levels)
         if 0 not in self.cfs:

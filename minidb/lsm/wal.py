@@ -18,15 +18,16 @@ may or may not be in the database.
 **Recovery** reads the WALs in order and applies their records. A crash can leave the tail of the last WAL torn
 (sectors of unsynced writes lost): the reader stops at the first damaged record, silently, because nothing after it
 was promised. Damage anywhere else is corruption of synced data and raises ``CorruptionError``: in a WAL that is not
-the last (it was synced in full before its successor started), or in the last WAL before a record whose ``synced``
-field shows the writer had synced past the damaged spot (see write_batch.py).
+the last (it was synced in full before its successor started), in the last WAL before a record whose ``synced``
+field shows the writer had synced past the damaged spot (see write_batch.py), or at the end of the last WAL when it
+does not look like a torn write (``log_reader.torn``: complete records with a wrong checksum and no lost sector).
 """
 
 from __future__ import annotations
 
 from minidb.errors import CorruptionError
 
-from .log_reader import Drop, scan
+from .log_reader import Drop, scan, torn
 from .log_writer import LogWriter
 from .write_batch import batch_header
 
@@ -131,4 +132,7 @@ def replay(device, numbers: list[int], apply) -> int:
         if hole is not None and not hole[4]:
             raise CorruptionError(f"WAL {hole[0]} offset {hole[1]}: {hole[2]}, in a WAL that was synced in full "
                                   f"before a newer one started")
+        if hole is not None and hole[0] == name and not torn(data, hole[1]):
+            raise CorruptionError(f"WAL {name} offset {hole[1]}: {hole[2]}, and the damage is not a torn write "
+                                  f"(no sector lost, no record cut by the end of the file)")
     return last_good
