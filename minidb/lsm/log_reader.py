@@ -6,14 +6,16 @@ synced; neither applies a record found after a drop.
 
 After a drop the reader looks for the next intact fragment byte by byte, so a damaged header cannot hide the records
 after it. ``torn`` says whether damage that runs to the end of the file looks like a write cut short by a crash:
-a crash loses whole sectors (512 bytes) of what was not synced, leaving them zero or beyond the end of the file,
-while a flipped bit or stray bytes leave every sector non-zero and the records complete.
+a crash loses whole sectors of what was not synced, leaving them zero or beyond the end of the file, while a flipped
+bit or stray bytes leave every sector non-zero and the records complete (minidb/storage/torn.py).
 """
 
 from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
+
+from minidb.storage.torn import lost_sector
 
 from .log_format import BLOCK_SIZE, FIRST, FULL, HEADER_SIZE, LAST, MIDDLE, ZERO
 
@@ -66,20 +68,12 @@ def _next_fragment(data: bytes, pos: int) -> int:
         nxt[t] = data.find(bytes((t,)), i + 1)
 
 
-SECTOR = 512  # the unit a crash loses: a torn write keeps or loses whole sectors
-
-
 def torn(data: bytes, offset: int) -> bool:
     """Whether the damage from ``offset`` to the end of ``data`` looks like a torn write (see the module docstring):
-    the fragments from ``offset`` run past the end of the data, or some sector's share of the damage is all zero."""
+    some sector's share of it is all zero, or the fragments from ``offset`` run past the end of the data."""
+    if lost_sector(data, offset):
+        return True
     n = len(data)
-    zero = bytes(SECTOR)
-    start = offset
-    while start < n:
-        stop = min(n, start - start % SECTOR + SECTOR)
-        if data[start:stop] == zero[:stop - start]:
-            return True
-        start = stop
     pos = offset
     while pos < n:
         if BLOCK_SIZE - pos % BLOCK_SIZE < HEADER_SIZE:
