@@ -138,8 +138,8 @@ class RedoLog:
             start = self._read_file_header(f)
             if start is None:
                 # A header that never reached the disk (the last file, started just before a crash) leaves a file
-                # holding no synced group: drop it. Any other bad header is damage.
-                if number == numbered[-1][0] and self.files and _torn_header(f):
+                # holding no group: drop it. Any other bad header is damage.
+                if number == numbered[-1][0] and self.files and _torn_header(f) and not _holds_groups(f):
                     self.device.delete(name)
                     continue
                 raise CorruptionError(f"{name} offset 0: bad redo file header")
@@ -381,6 +381,17 @@ def _check_torn_tail(data: bytes, pos: int, lsn: int, base: int, where: str) -> 
         if nbytes <= len(data) - pos - GROUP.size:
             raise CorruptionError(f"{where}: damaged redo group, and the damage is not a torn write (no sector "
                                   f"lost, the group is not cut by the end of the file)")
+
+
+def _holds_groups(f) -> bool:
+    """Whether file ``f`` holds any intact group, wherever it starts (its header aside)."""
+    data = f.read(0, f.size)
+    at = data.find(GROUP_MAGIC.to_bytes(4, "little"))
+    while at >= 0:
+        if _group_at(data, at, GROUP.unpack_from(data, at)[2] if at + GROUP.size <= len(data) else -1) is not None:
+            return True
+        at = data.find(GROUP_MAGIC.to_bytes(4, "little"), at + 1)
+    return False
 
 
 def _torn_header(f) -> bool:

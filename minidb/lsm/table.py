@@ -65,6 +65,16 @@ class TableReader:
         if not cache_meta and self.filter_handle is not None:
             self._filter = self._read_raw(*self.filter_handle)
 
+    def check_meta(self, meta) -> None:
+        """CorruptionError unless the table's properties agree with what the MANIFEST says of it (``meta``, a
+        FileMeta): catches an SST swapped with another of the same size."""
+        p = self.properties
+        mine = (p.get("num.entries"), p.get("num.deletions"), p.get("smallest.seqno"), p.get("largest.seqno"))
+        theirs = (meta.num_entries, meta.num_deletions, meta.smallest_seq, meta.largest_seq)
+        if mine != theirs:
+            raise CorruptionError(f"{self.name} is not the table the MANIFEST describes: (entries, deletions, "
+                                  f"smallest seq, largest seq) are {mine} in the file, {theirs} in the MANIFEST")
+
     # -- reading blocks ---------------------------------------------------------------------------------------
     def check_handle(self, offset: int, size: int) -> None:
         """CorruptionError unless a block at ``offset`` of stored size ``size`` (and its trailer) lies before the
