@@ -139,7 +139,7 @@ class RedoLog:
             if start is None:
                 # A header that never reached the disk (the last file, started just before a crash) leaves a file
                 # holding no group: drop it. Any other bad header is damage.
-                if number == numbered[-1][0] and self.files and _torn_header(f) and not _holds_groups(f):
+                if number == numbered[-1][0] and self.files and torn_header(f) and not holds_groups(f):
                     self.device.delete(name)
                     continue
                 raise CorruptionError(f"{name} offset 0: bad redo file header")
@@ -204,7 +204,7 @@ class RedoLog:
             data = f.read(offset, f.size - offset)
             pos = 0
             while pos < len(data):
-                nbytes = _group_at(data, pos, lsn)
+                nbytes = group_at(data, pos, lsn)
                 if nbytes is None:
                     break
                 body = data[pos + GROUP.size:pos + GROUP.size + nbytes]
@@ -218,7 +218,7 @@ class RedoLog:
                 if not last:
                     raise CorruptionError(f"{where}: damaged redo group in a file that was synced in full before the "
                                           f"next one started")
-                _check_torn_tail(data, pos, lsn, offset, where)
+                check_torn_tail(data, pos, lsn, offset, where)
                 end_offset = offset + pos
         self.lsn = lsn
         f = self.files[-1][2]
@@ -346,7 +346,7 @@ class RedoLog:
         return [file_name(number) for number, _, _ in self.files]
 
 
-def _group_at(data: bytes, pos: int, lsn: int) -> int | None:
+def group_at(data: bytes, pos: int, lsn: int) -> int | None:
     """Body bytes of the intact group at ``data[pos]`` that should start at ``lsn``, or None if there is none."""
     if pos + GROUP.size > len(data):
         return None
@@ -360,13 +360,13 @@ def _group_at(data: bytes, pos: int, lsn: int) -> int | None:
     return nbytes
 
 
-def _check_torn_tail(data: bytes, pos: int, lsn: int, base: int, where: str) -> None:
+def check_torn_tail(data: bytes, pos: int, lsn: int, base: int, where: str) -> None:
     """CorruptionError unless the bytes from ``data[pos]`` (group LSN ``lsn``, file offset ``base + pos``) to the
     end of the last file are a torn tail: no intact group after them says they were synced, and they look torn."""
     magic = GROUP_MAGIC.to_bytes(4, "little")
     at = data.find(magic, pos + 1)
     while at >= 0:
-        if _group_at(data, at, lsn + at - pos) is not None:
+        if group_at(data, at, lsn + at - pos) is not None:
             group_lsn, unsynced = GROUP.unpack_from(data, at)[2], GROUP.unpack_from(data, at)[4]
             synced = group_lsn - unsynced if unsynced < UNSYNCED_MAX else 0
             if synced > lsn:
@@ -383,18 +383,18 @@ def _check_torn_tail(data: bytes, pos: int, lsn: int, base: int, where: str) -> 
                                   f"lost, the group is not cut by the end of the file)")
 
 
-def _holds_groups(f) -> bool:
+def holds_groups(f) -> bool:
     """Whether file ``f`` holds any intact group, wherever it starts (its header aside)."""
     data = f.read(0, f.size)
     at = data.find(GROUP_MAGIC.to_bytes(4, "little"))
     while at >= 0:
-        if _group_at(data, at, GROUP.unpack_from(data, at)[2] if at + GROUP.size <= len(data) else -1) is not None:
+        if group_at(data, at, GROUP.unpack_from(data, at)[2] if at + GROUP.size <= len(data) else -1) is not None:
             return True
         at = data.find(GROUP_MAGIC.to_bytes(4, "little"), at + 1)
     return False
 
 
-def _torn_header(f) -> bool:
+def torn_header(f) -> bool:
     """Whether the file header of ``f`` looks torn (short, or a lost sector in it) rather than damaged."""
     head = f.read(0, min(f.size, FILE_HEADER_SIZE))
     return len(head) < FILE_HEADER_SIZE or lost_sector(head, 0)

@@ -65,6 +65,7 @@ class VersionSet:
         self.writer: LogWriter | None = None  # its record framing
         self.broken = False  # a failed append may have left bytes behind: the next edit starts a new MANIFEST
         self.tail_dropped = False  # recover() ignored a torn last edit
+        self.numbers: set[int] = set()  # the file numbers in some version: a number may be in one place only
 
     # -- state ---------------------------------------------------------------------------------------------------
     def cf_by_name(self, name: str) -> CFState | None:
@@ -96,6 +97,7 @@ class VersionSet:
         for cf_id, level, number in edit.deleted_files:
             try:
                 self._cf(cf_id).version.remove(level, number)
+                self.numbers.discard(number)
             except KeyError:
                 raise CorruptionError(f"MANIFEST deletes file {number} absent from L{level} of column family "
                                       f"{cf_id}") from None
@@ -104,6 +106,10 @@ class VersionSet:
             if level >= version.num_levels:
                 raise ValueError(f"file {f.number} is in L{level} but column family {self._cf(cf_id).name!r} has "
                                  f"num_levels={version.num_levels}: open with num_levels > {level}")
+            if f.number in self.numbers:
+                raise CorruptionError(f"MANIFEST lists file {f.number} twice (again in L{level} of column family "
+                                      f"{cf_id})")
+            self.numbers.add(f.number)
             version.add(level, f)
 
     def _cf(self, cf_id: int) -> CFState:
@@ -212,6 +218,13 @@ class VersionSet:
             self.apply(VersionEdit.decode(event.payload, f"{name} offset {event.start}"), num_levels)
         if 0 not in self.cfs:
             raise CorruptionError(f"{name} does not create the default column family")
+        for cf in self.cfs.values():
+            for level in range(1, cf.version.num_levels):
+                files = cf.version.levels[level]
+                for a, b in zip(files, files[1:]):
+                    if not a.largest_user < b.smallest_user:
+                        raise CorruptionError(f"{name}: files {a.number} and {b.number} overlap in L{level} of "
+                                              f"column family {cf.name!r}")
         self.manifest_number = int(m.group(1))
         self.next_file_number = max(self.next_file_number, self.manifest_number + 1)
 
