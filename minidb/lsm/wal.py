@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from minidb.errors import CorruptionError
 
+from .dbformat import MAX_SEQUENCE
 from .log_reader import Drop, scan, torn
 from .log_writer import LogWriter
 from .write_batch import batch_header
@@ -120,6 +121,9 @@ def replay(device, numbers: list[int], apply) -> int:
                     hole = (name, event.offset, event.reason, last_good, last_file)
                 continue
             seq, count, synced = batch_header(event.payload)
+            if seq + count > MAX_SEQUENCE:
+                raise CorruptionError(f"WAL {name} offset {event.start}: sequence numbers {seq}+{count} are past "
+                                      f"the 7-byte maximum {MAX_SEQUENCE}")
             if hole is not None:
                 if synced > hole[3]:
                     raise CorruptionError(

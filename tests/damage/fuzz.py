@@ -34,7 +34,7 @@ LSM_OPTIONS = dict(memtable_bytes=2048, block_size=256, max_bytes_for_level_base
                    max_bytes_for_level_multiplier=3, level0_file_num_compaction_trigger=2, wal_sync="write")
 BTREE_OPTIONS = dict(page_size=4096, buffer_pool_bytes=16 * 4096, redo_log_bytes=64 * 4096, redo_sync="commit")
 ENGINES = {"lsm": (open_lsm, LSM_OPTIONS), "btree": (open_btree, BTREE_OPTIONS)}
-DAMAGES = ("bitflip", "zero", "truncate", "append", "delete", "swap")
+DAMAGES = ("bitflip", "zero", "truncate", "append", "delete", "swap", "directory")
 LOG_FILES = (".log", "MANIFEST-")  # names (suffix or prefix) of the log files, where a torn tail is possible
 VERDICTS = ("detected", "intact", "lost-tail", "wrong", "hang", "signal")
 # The files whose mere existence marks a database (LSM CURRENT, the B+tree's checkpoint). Deleting one makes the
@@ -105,10 +105,12 @@ def damage(path: str, rng: random.Random) -> tuple[str, str, bool]:
             os.rename(other, p)
             os.rename(p + ".swap", other)
             return kind, name, False
-    if kind == "delete" and name in MARKERS:
+    if kind in ("delete", "directory") and name in MARKERS:
         kind = "truncate"
-    if kind == "delete":
+    if kind in ("delete", "directory"):
         os.remove(p)
+        if kind == "directory":
+            os.mkdir(p)
         return kind, name, newest_log
     with open(p, "r+b") as f:
         if kind == "append":

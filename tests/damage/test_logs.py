@@ -171,3 +171,28 @@ def test_the_last_redo_group_cut_is_a_tail_but_flipped_is_damage(damage):
         got = contents(engine)["t"]
         assert len(got) == len(want["t"]) - 5  # the last batch, cut, is gone; nothing else
         assert all(want["t"][k] == v for k, v in got.items())
+
+
+def test_a_huge_sequence_number_with_a_valid_checksum_is_corruption_not_overflow():
+    from minidb.lsm.log_reader import scan
+
+    dev, wal = lsm_with_wal(1)
+    record = scan(read(dev, wal))[0]
+    payload = bytearray(record.payload)
+    payload[0:8] = (2**64 - 5).to_bytes(8, "little")  # the batch's first sequence number
+    chunk, _ = LogWriter(0).encode(bytes(payload))
+    f = dev.open(wal, kind="wal")
+    f.truncate(0)
+    f.write(0, chunk)
+    f.sync()
+    f.close()
+    with pytest.raises(CorruptionError, match="past the 7-byte maximum"):
+        open_tiny(dev, memtable_bytes=1 << 20)
+
+
+def test_a_file_replaced_by_a_directory_is_corruption(tmp_path):
+    from minidb.storage import DirDevice
+
+    (tmp_path / "doublewrite.dblwr").mkdir()
+    with pytest.raises(CorruptionError, match="is a directory"):
+        DirDevice(tmp_path).open("doublewrite.dblwr", "doublewrite", create=True)
