@@ -31,10 +31,17 @@ class Record:
 
 @dataclass(frozen=True)
 class Drop:
-    """Bytes the reader could not decode, starting at ``offset``."""
+    """Bytes the reader could not decode, starting at ``offset``.
+
+    ``tail``: no intact record follows in the file. ``torn``: the damaged bytes, up to the next intact record, are
+    shaped like a torn write (see the module docstring). A caller that knows what was synced decides from these what the drop means: RocksDB's WAL recovery
+    modes are such decisions (tolerate a torn tail, stop at the first drop, or tolerate nothing).
+    """
 
     offset: int  # where the damage starts
     reason: str  # what was wrong (bad checksum, truncated record, ...)
+    tail: bool = False  # nothing intact after it
+    torn: bool = False  # a tail that looks like a torn write
 
 
 def _intact_at(data: bytes, pos: int) -> bool:
@@ -68,11 +75,14 @@ def _next_fragment(data: bytes, pos: int) -> int:
         nxt[t] = data.find(bytes((t,)), i + 1)
 
 
-def torn(data: bytes, offset: int) -> bool:
-    """Whether the damage from ``offset`` to the end of ``data`` looks like a torn write (see the module docstring):
-    some sector's share of it is all zero, or the fragments from ``offset`` run past the end of the data."""
-    if lost_sector(data, offset):
+def torn(data: bytes, offset: int, end: int | None = None) -> bool:
+    """Whether the damaged bytes ``data[offset:end]`` (``end``: the next intact record, or the end of the data)
+    look like a torn write (see the module docstring): some sector's share of them is all zero, or, running to the
+    end of the data, the fragments from ``offset`` run past it."""
+    if lost_sector(data[:end], offset):
         return True
+    if end is not None and end < len(data):
+        return False
     n = len(data)
     pos = offset
     while pos < n:
@@ -86,7 +96,20 @@ def torn(data: bytes, offset: int) -> bool:
 
 
 def scan(data: bytes) -> list[Record | Drop]:
-    """Every record and every drop of log ``data``, in file order (see the module docstring)."""
+    """Every record and every drop of log ``data``, in file order, drops marked ``tail`` and ``torn``."""
+    events = _scan(data)
+    out: list[Record | Drop] = []
+    next_start = None  # start of the next record, scanning backwards
+    for e in reversed(events):
+        if isinstance(e, Record):
+            next_start = e.start
+            out.append(e)
+        else:
+            out.append(Drop(e.offset, e.reason, tail=next_start is None, torn=torn(data, e.offset, next_start)))
+    return out[::-1]
+
+
+def _scan(data: bytes) -> list[Record | Drop]:
     out: list[Record | Drop] = []
     pos = 0
     n = len(data)

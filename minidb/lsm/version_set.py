@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from minidb.errors import CorruptionError
 
-from .log_reader import Drop, scan, torn
+from .log_reader import Drop, scan
 from .log_writer import LogWriter
 from .version import Version
 from .version_edit import VersionEdit
@@ -206,11 +206,11 @@ class VersionSet:
         finally:
             f.close()
         events = scan(data)
-        for i, event in enumerate(events):
+        for event in events:
             if isinstance(event, Drop):
-                if any(not isinstance(e, Drop) for e in events[i + 1:]):
+                if not event.tail:
                     raise CorruptionError(f"{name} offset {event.offset}: {event.reason}, before valid edits")
-                if not torn(data, event.offset):
+                if not event.torn:
                     raise CorruptionError(f"{name} offset {event.offset}: {event.reason}, and the damage is not a "
                                           f"torn write (no sector lost, no record cut by the end of the file)")
                 self.tail_dropped = True

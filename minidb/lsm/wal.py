@@ -28,7 +28,7 @@ from __future__ import annotations
 from minidb.errors import CorruptionError
 
 from .dbformat import MAX_SEQUENCE
-from .log_reader import Drop, scan, torn
+from .log_reader import Drop, scan
 from .log_writer import LogWriter
 from .write_batch import batch_header
 
@@ -106,7 +106,7 @@ def replay(device, numbers: list[int], apply) -> int:
     tail (see the module docstring).
     """
     last_good = 0
-    hole = None  # (file name, offset, reason, last_good at the hole, in the last WAL?) of the first damage
+    hole = None  # (file name, offset, reason, last_good at the hole, in the last WAL?, torn?) of the first damage
     for i, number in enumerate(numbers):
         name = wal_name(number)
         f = device.open(name, kind="wal")
@@ -118,7 +118,7 @@ def replay(device, numbers: list[int], apply) -> int:
         for event in scan(data):
             if isinstance(event, Drop):
                 if hole is None:
-                    hole = (name, event.offset, event.reason, last_good, last_file)
+                    hole = (name, event.offset, event.reason, last_good, last_file, event.torn)
                 continue
             seq, count, synced = batch_header(event.payload)
             if seq + count > MAX_SEQUENCE:
@@ -136,7 +136,7 @@ def replay(device, numbers: list[int], apply) -> int:
         if hole is not None and not hole[4]:
             raise CorruptionError(f"WAL {hole[0]} offset {hole[1]}: {hole[2]}, in a WAL that was synced in full "
                                   f"before a newer one started")
-        if hole is not None and hole[0] == name and not torn(data, hole[1]):
+        if hole is not None and hole[0] == name and not hole[5]:
             raise CorruptionError(f"WAL {name} offset {hole[1]}: {hole[2]}, and the damage is not a torn write "
                                   f"(no sector lost, no record cut by the end of the file)")
     return last_good

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..errors import CorruptionError
 from ..lsm.block_cache import BlockCache
 from ..lsm.format import decode_handle_bytes
-from ..lsm.log_reader import Drop, scan, torn
+from ..lsm.log_reader import Drop, scan
 from ..lsm.table import TableReader
 from ..lsm.version_set import CURRENT, VersionSet, parse_manifest_name
 from ..lsm.write_batch import batch_header
@@ -76,11 +76,11 @@ def _log(dev, name: str, what: str, decode) -> FileReport:
     data = _read(dev, name)
     events = scan(data)
     records = [e for e in events if not isinstance(e, Drop)]
-    for i, e in enumerate(events):
+    for e in events:
         if isinstance(e, Drop):
-            if any(not isinstance(x, Drop) for x in events[i + 1:]):
+            if not e.tail:
                 return FileReport(name, False, f"offset {e.offset}: {e.reason}, before intact records")
-            if torn(data, e.offset):
+            if e.torn:
                 return FileReport(name, True, f"{len(records)} {what}, then a torn tail at offset {e.offset} "
                                   f"(a crash's unsynced write)")
             return FileReport(name, False, f"offset {e.offset}: {e.reason}, not shaped like a torn write")

@@ -43,18 +43,18 @@ VERDICTS = ("detected", "intact", "lost-tail", "wrong", "hang", "signal")
 MARKERS = ("CURRENT", "redo-checkpoint")
 
 
-def batches(n: int = 40) -> list[WriteBatch]:
+def batches(n: int = 60) -> list[WriteBatch]:
     """``n`` batches over two keyspaces, with overwrites and deletes: enough for flushes, compactions, splits."""
     out = []
     for i in range(n):
         b = WriteBatch()
         for j in range(10):
-            k = b"%04d" % ((i * 37 + j * 11) % 150)
+            k = b"%04d" % ((i * 37 + j * 11) % 400)
             if (i + j) % 7 == 0:
                 b.delete("t", k)
             else:
-                b.put("t", k, b"%d-%d." % (i, j) * 6)
-            b.put("u", k, b"u%d" % i * 9)
+                b.put("t", k, b"%d-%d." % (i, j) * 24)
+            b.put("u", k, b"u%d" % i * 30)
         out.append(b)
     return out
 

@@ -5,7 +5,7 @@ import pytest
 from minidb.btree.redo_log import FILE_HEADER_SIZE, GROUP
 from minidb.errors import CorruptionError
 from minidb.kv import WriteBatch
-from minidb.lsm.log_reader import torn
+from minidb.lsm.log_reader import Drop, scan, torn
 from minidb.lsm.log_writer import LogWriter
 from minidb.storage import SimDevice
 
@@ -108,6 +108,13 @@ def test_torn_tells_a_cut_or_zeroed_tail_from_a_flipped_bit():
     flipped = bytearray(data)
     flipped[-5] ^= 1
     assert not torn(bytes(flipped), last)  # complete, non-zero: damage
+    # scan marks its drops so that a caller (a WAL recovery mode) can decide: where, at the tail or not, torn or not
+    drop = scan(bytes(flipped))[-1]
+    assert isinstance(drop, Drop) and (drop.offset, drop.tail, drop.torn) == (last, True, False)
+    middle = bytearray(data)
+    middle[10] ^= 1
+    drop = scan(bytes(middle))[0]
+    assert isinstance(drop, Drop) and (drop.offset, drop.tail) == (0, False)
 
 
 # -- the B+tree's redo ----------------------------------------------------------------------------------------------
@@ -174,8 +181,6 @@ def test_the_last_redo_group_cut_is_a_tail_but_flipped_is_damage(damage):
 
 
 def test_a_huge_sequence_number_with_a_valid_checksum_is_corruption_not_overflow():
-    from minidb.lsm.log_reader import scan
-
     dev, wal = lsm_with_wal(1)
     record = scan(read(dev, wal))[0]
     payload = bytearray(record.payload)
