@@ -137,9 +137,9 @@ class RedoLog:
             f = self.device.open(name, "redo")
             start = self._read_file_header(f)
             if start is None:
-                # A header that never reached the disk (the last file, started just before a crash) leaves a file
-                # holding no group: drop it. Any other bad header is damage.
-                if number == numbered[-1][0] and self.files and torn_header(f) and not holds_groups(f):
+                # A header that never reached the disk (the last file, started just before a crash and never
+                # synced) leaves a file holding nothing durable: drop it. Any other bad header is damage.
+                if number == numbered[-1][0] and self.files and torn_header(f) and not holds_synced_groups(f):
                     self.device.delete(name)
                     continue
                 raise CorruptionError(f"{name} offset 0: bad redo file header")
@@ -360,20 +360,26 @@ def group_at(data: bytes, pos: int, lsn: int) -> int | None:
     return nbytes
 
 
+def _magic_offsets(data: bytes, start: int):
+    """Every offset from ``start`` on where a group header could begin (its magic number is there)."""
+    magic = GROUP_MAGIC.to_bytes(4, "little")
+    at = data.find(magic, start)
+    while 0 <= at <= len(data) - GROUP.size:
+        yield at
+        at = data.find(magic, at + 1)
+
+
 def check_torn_tail(data: bytes, pos: int, lsn: int, base: int, where: str) -> None:
     """CorruptionError unless the bytes from ``data[pos]`` (group LSN ``lsn``, file offset ``base + pos``) to the
     end of the last file are a torn tail: no intact group after them says they were synced, and they look torn."""
-    magic = GROUP_MAGIC.to_bytes(4, "little")
-    at = data.find(magic, pos + 1)
-    while at >= 0:
+    for at in _magic_offsets(data, pos + 1):
         if group_at(data, at, lsn + at - pos) is not None:
-            group_lsn, unsynced = GROUP.unpack_from(data, at)[2], GROUP.unpack_from(data, at)[4]
+            _, _, group_lsn, _, unsynced = GROUP.unpack_from(data, at)
             synced = group_lsn - unsynced if unsynced < UNSYNCED_MAX else 0
             if synced > lsn:
                 raise CorruptionError(f"{where}: damaged redo group, and the intact group at offset {base + at} "
                                       f"was appended once the log was synced to LSN {synced}: the damage hit "
                                       f"synced groups")
-        at = data.find(magic, at + 1)
     if lost_sector(data, pos, base):
         return
     if pos + GROUP.size <= len(data):
@@ -383,14 +389,17 @@ def check_torn_tail(data: bytes, pos: int, lsn: int, base: int, where: str) -> N
                                   f"lost, the group is not cut by the end of the file)")
 
 
-def holds_groups(f) -> bool:
-    """Whether file ``f`` holds any intact group, wherever it starts (its header aside)."""
+def holds_synced_groups(f) -> bool:
+    """Whether file ``f`` holds an intact group appended after the file had been synced (its header with it).
+
+    A group at file offset ``at`` starting at LSN ``g`` puts the file's start at ``g - (at - FILE_HEADER_SIZE)``;
+    its synced LSN ``g - unsynced`` is past that start only if a sync covered this file, header included.
+    """
     data = f.read(0, f.size)
-    at = data.find(GROUP_MAGIC.to_bytes(4, "little"))
-    while at >= 0:
-        if group_at(data, at, GROUP.unpack_from(data, at)[2] if at + GROUP.size <= len(data) else -1) is not None:
+    for at in _magic_offsets(data, 0):
+        _, _, group_lsn, _, unsynced = GROUP.unpack_from(data, at)
+        if group_at(data, at, group_lsn) is not None and unsynced < at - FILE_HEADER_SIZE:
             return True
-        at = data.find(GROUP_MAGIC.to_bytes(4, "little"), at + 1)
     return False
 
 

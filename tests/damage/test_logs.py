@@ -1,11 +1,13 @@
 """Damage to the logs (LSM WAL and MANIFEST, B+tree redo) is detected; a torn tail is not taken for damage."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from minidb.btree.redo_log import FILE_HEADER_SIZE, GROUP
 from minidb.errors import CorruptionError
 from minidb.kv import WriteBatch
-from minidb.lsm.log_reader import Drop, scan, torn
+from minidb.lsm.log_reader import Drop, Record, scan, torn
 from minidb.lsm.log_writer import LogWriter
 from minidb.storage import SimDevice
 
@@ -201,3 +203,25 @@ def test_a_file_replaced_by_a_directory_is_corruption(tmp_path):
     (tmp_path / "doublewrite.dblwr").mkdir()
     with pytest.raises(CorruptionError, match="is a directory"):
         DirDevice(tmp_path).open("doublewrite.dblwr", "doublewrite", create=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(min_size=1, max_size=5000), min_size=2, max_size=12), st.data())
+def test_damage_before_the_last_record_is_never_a_tail_and_hides_no_record(payloads, data):
+    w = LogWriter()
+    chunks = []
+    for p in payloads:
+        chunk, offset = w.encode(p)
+        w.commit(offset)
+        chunks.append(chunk)
+    log = b"".join(chunks)
+    victim = data.draw(st.integers(min_value=0, max_value=len(payloads) - 2), label="record damaged")
+    start = sum(map(len, chunks[:victim]))
+    pos = data.draw(st.integers(min_value=start, max_value=start + len(chunks[victim]) - 1), label="byte")
+    bad = bytearray(log)
+    bad[pos] ^= data.draw(st.integers(min_value=1, max_value=255), label="xor")
+    events = scan(bytes(bad))
+    drops = [e for e in events if isinstance(e, Drop)]
+    assert drops and not drops[0].tail  # reported, and not as a tail: later records are there to prove it
+    later = [e.payload for e in events if isinstance(e, Record) and e.start > pos]
+    assert later[-(len(payloads) - victim - 1):] == payloads[victim + 1:]  # every record after the damage seen
