@@ -298,7 +298,7 @@ class BTreeEngine(Engine):
         mtr = self._mtr
         if mtr.nrecords or (last and self._batch_groups):
             with mtr.group(last) as group:
-                start, end = (self.redo.commit if client and last else self.redo.append)(group, mtr.nrecords)
+                start, end = (self.redo.commit if client and last else self.redo.append)(group)
             self.pool.commit(mtr.frames, start, end)
             self.version += 1
             if last:
@@ -307,7 +307,7 @@ class BTreeEngine(Engine):
                 self._batch_groups += 1
                 self.counters["continued_mtrs"] += 1
         elif client and last and self.redo.buffered:
-            self.redo.commit(None, 0)  # e.g. the keyspaces a batch of deletes created: durable with the batch
+            self.redo.commit(None)  # e.g. the keyspaces a batch of deletes created: durable with the batch
         self._mtr = None
         self.pool.end()
 

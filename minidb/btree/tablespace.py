@@ -1,8 +1,9 @@
 """The tablespace: the data file holding every page of every tree at ``page_no * page_size``.
 
 Every read is checked: a page whose checksum does not match its bytes (a torn or corrupted write) or that carries
-another page's number (a write that went to the wrong place) raises ``CorruptionError`` naming the file and the
-page, so damaged bytes are never read as data. An all-zero page was never written (a page allocated past the end
+another page's number (a write that went to the wrong place) or whose structure is malformed despite a right
+checksum (``page.structure_error``: offsets outside the page, keys out of order, links to itself) raises
+``CorruptionError`` naming the file and the page, so damaged bytes are never read as data. An all-zero page was never written (a page allocated past the end
 of what reached the disk) and has no checksum to check; reading past the end of the file gives such a page too.
 
 **Growing.** A page gets its room in the file when it is allocated (``extend``), not when it is first written back,
@@ -29,6 +30,8 @@ class Tablespace:
     def __init__(self, device, page_size: int, create: bool = False) -> None:
         self.device = device  # where the file lives
         self.page_size = page_size  # bytes per page
+        if not create and not device.exists(FILE):
+            raise CorruptionError(f"{FILE} is missing: the redo checkpoint says a database is here")
         self.file = device.open(FILE, "data", create=create)  # the data file
 
     def read_page(self, page_no: int) -> bytearray:
@@ -57,6 +60,9 @@ class Tablespace:
         found = pg.Page(bytearray(buf)).page_no
         if found != page_no:
             raise CorruptionError(f"{FILE} page {page_no}: holds page {found} (a misdirected write)")
+        problem = pg.structure_error(buf, page_no)
+        if problem is not None:
+            raise CorruptionError(f"{FILE} page {page_no}: checksum right but malformed: {problem}")
 
     def valid(self, page_no: int, buf) -> bool:
         """True if ``buf`` passes ``check`` for ``page_no``."""

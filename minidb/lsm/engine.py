@@ -331,6 +331,7 @@ class LSMEngine(BackgroundMixin, Engine):
             reader = TableReader(self.device, sst_name(f.number), f.number, f.size, cache=self.cache,
                                  policy=cf.policy, cache_meta=cf.options.cache_index_and_filter_blocks,
                                  work=self.counters)
+            reader.check_meta(f)
             self._tables[f.number] = reader
         return reader
 

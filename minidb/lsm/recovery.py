@@ -5,7 +5,9 @@ Recovery, all of its IO attributed to the cause ``recovery``:
 1. Read CURRENT and the MANIFEST it names: the file set of every column family, the keyspaces, the counters.
    Without CURRENT the device holds no database yet (or only the debris of a creation that crashed): create one.
 2. Delete what no durable state names: SSTs absent from every version (outputs of jobs that crashed before their
-   MANIFEST edit), other MANIFESTs, a stray ``CURRENT.tmp``, WALs older than every family's log number.
+   MANIFEST edit), other MANIFESTs, a stray ``CURRENT.tmp``, WALs older than every family's log number. If the
+   MANIFEST's last edit was torn, unnamed SSTs are kept instead: that edit may have named them, so they are not
+   provably obsolete, and ``minidb repair`` can still salvage them.
 3. Replay the remaining WALs in order into fresh memtables, skipping a family's records in WALs older than its log
    number (already flushed). Damage is met as ``wal_recovery_mode`` says (wal_recovery.py): by default a torn tail
    ends the replay and damage to synced records raises CorruptionError. ``engine.recovery`` reports what happened.
@@ -144,7 +146,8 @@ class Recovery:
             num = _numbered(name)
             if num is not None:
                 top = max(top, num[0] + 1)
-                if (num[1] == "sst" and num[0] not in live) or (num[1] == "log" and num[0] < oldest_wal):
+                orphan_sst = num[1] == "sst" and num[0] not in live and not self.vs.tail_dropped
+                if orphan_sst or (num[1] == "log" and num[0] < oldest_wal):
                     self.device.delete(name)
             elif name == CURRENT_TMP or (parse_manifest_name(name) not in (None, self.vs.manifest_number)):
                 self.device.delete(name)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 
+from ..errors import CorruptionError
 from .device import Device
 
 
@@ -43,7 +44,11 @@ class DirDevice(Device):
     def _fd(self, name: str) -> int:
         fd = self._fds.get(name)
         if fd is None:
-            fd = self._fds[name] = os.open(self._p(name), os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fd = self._fds[name] = os.open(self._p(name), os.O_RDWR | os.O_CREAT, 0o644)
+            except IsADirectoryError:
+                # Damage to the database's directory, not a failed IO: one error type for every kind of damage.
+                raise CorruptionError(f"{self._p(name)} is a directory where a database file should be") from None
         return fd
 
     def _p(self, name: str) -> str:

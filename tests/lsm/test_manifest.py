@@ -19,7 +19,7 @@ edits = st.builds(
     VersionEdit,
     log_numbers=st.dictionaries(st.integers(0, 50), st.integers(0, 10**9), max_size=3),
     next_file_number=st.one_of(st.none(), st.integers(0, 10**9)),
-    last_sequence=st.one_of(st.none(), st.integers(0, 2**56)),
+    last_sequence=st.one_of(st.none(), st.integers(0, 2**56 - 1)),
     compact_pointers=st.lists(st.tuples(st.integers(0, 5), st.integers(1, 6), ikeys), max_size=3),
     deleted_files=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 6), st.integers(1, 10**6)), max_size=3),
     new_files=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 6), files), max_size=3),
