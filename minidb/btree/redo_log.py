@@ -26,6 +26,10 @@ batch of many groups still costs one log write at commit.
 N)`` at every Nth, ``"none"`` never at commit. Whatever the policy, a page is written only once the log is durable
 up to the page's LSN (``flush_up_to``, the write-ahead rule), which may force a sync.
 
+**Read-only** (``read_only=True``, for a read-only open): recovery reads the log as usual but deletes and cuts
+nothing, and groups appended afterwards (a rollback's, a read's change-buffer merges) stay in memory: ``write`` and
+``sync`` drop the buffer instead of writing it, as a read-only engine's changes are never to be durable.
+
 **Checkpoint** (``redo-checkpoint``): two 512-byte blocks written alternately (InnoDB's checkpoint blocks 1 and
 2), each with a sequence number, the checkpoint LSN, the page size and a crc32. The valid block with the highest
 sequence number wins, so a torn write of one block leaves the other. The file's existence marks a database.
@@ -90,8 +94,9 @@ def read_checkpoint(device) -> tuple[int, int, int] | None:
 class RedoLog:
     """The redo log files of one database (see the module docstring)."""
 
-    def __init__(self, device, capacity: int, redo_sync) -> None:
+    def __init__(self, device, capacity: int, redo_sync, read_only: bool = False) -> None:
         self.device = device  # where the files live
+        self.read_only = read_only  # never write, cut or delete a file (see the module docstring)
         self.capacity = capacity  # redo_log_bytes: the checkpoint keeps the log since the checkpoint below this
         self.file_bytes = max(capacity // LOG_FILES, 4096)  # a file is closed once it would pass this size
         self.mode, self.every = sync_mode(redo_sync)  # commit sync policy
@@ -128,7 +133,8 @@ class RedoLog:
             if start is None:
                 # A file whose header never reached the disk holds no group: drop it.
                 if self.files and number > self.files[-1][0]:
-                    self.device.delete(name)
+                    if not self.read_only:
+                        self.device.delete(name)
                     continue
                 raise CorruptionError(f"{name}: bad redo file header")
             self.files.append([number, start, f])
@@ -197,6 +203,8 @@ class RedoLog:
 
     def _cut(self, file_index: int, offset: int | None) -> None:
         """Make the file at ``file_index`` end at ``offset`` and drop every later file (recovery's end of log)."""
+        if self.read_only:
+            return  # later groups are appended to memory only: what follows the end on disk is never read
         for number, _, f in self.files[file_index + 1:]:
             self.device.delete(file_name(number))
             if f in self._unsynced:
@@ -217,7 +225,7 @@ class RedoLog:
         GROUP.pack_into(group, 0, GROUP_MAGIC, len(body), self.lsn, zlib.crc32(body), nrecords)
         number, start, f = self.files[-1]
         size = f.size + len(self._buffer)
-        if size > FILE_HEADER_SIZE and size + len(group) > self.file_bytes:
+        if not self.read_only and size > FILE_HEADER_SIZE and size + len(group) > self.file_bytes:
             self.write()
             self._new_file(number + 1, self.lsn)
         self._buffer += group
@@ -231,6 +239,9 @@ class RedoLog:
     def write(self) -> None:
         """Write the log buffer to the last file, in one write (not synced)."""
         if not self._buffer:
+            return
+        if self.read_only:
+            self._buffer.clear()
             return
         f = self.files[-1][2]
         f.append(self._buffer)
@@ -274,8 +285,9 @@ class RedoLog:
     def sync(self) -> None:
         """Make every group appended so far durable."""
         self.write()
-        for f in self._unsynced:
-            f.sync()
+        if not self.read_only:
+            for f in self._unsynced:
+                f.sync()
         self._unsynced.clear()
         self.synced_lsn = self.lsn
 

@@ -4,6 +4,9 @@ Every read is checked: a page whose checksum does not match its bytes (a torn or
 another page's number (a write that went to the wrong place) raises ``CorruptionError`` naming the file and the
 page, so damaged bytes are never read as data. An all-zero page was never written (a page allocated past the end
 of what reached the disk) and has no checksum to check; reading past the end of the file gives such a page too.
+
+A read-only tablespace (a read-only open) never writes its file: page writes (doublewrite repairs, pages evicted
+after recovery changed them) go to an in-memory overlay that later reads see, and are lost at close.
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ FILE = "tablespace.ibd"
 class Tablespace:
     """Page-sized reads and writes of the data file, with checksums."""
 
-    def __init__(self, device, page_size: int, create: bool = False) -> None:
+    def __init__(self, device, page_size: int, create: bool = False, read_only: bool = False) -> None:
         self.device = device  # where the file lives
         self.page_size = page_size  # bytes per page
         self.file = device.open(FILE, "data", create=create)  # the data file
+        self.overlay: dict[int, bytes] | None = {} if read_only else None  # read-only: page writes kept here
 
     def read_page(self, page_no: int) -> bytearray:
         """The page's bytes, checked (see the module docstring)."""
@@ -30,6 +34,8 @@ class Tablespace:
 
     def _read(self, page_no: int) -> bytes | None:
         """The page's bytes, zero-padded if the file ends inside it (a torn extension); None past the end."""
+        if self.overlay is not None and page_no in self.overlay:
+            return self.overlay[page_no]
         offset = page_no * self.page_size
         size = self.file.size
         if offset >= size:
@@ -63,13 +69,18 @@ class Tablespace:
 
     def write_page(self, page_no: int, data: bytes) -> None:
         """Write one page image (its checksum already stamped) at its home position."""
+        if self.overlay is not None:
+            self.overlay[page_no] = bytes(data)
+            return
         self.file.write(page_no * self.page_size, data)
 
     def sync(self) -> None:
         """Make the page writes so far durable."""
-        self.file.sync()
+        if self.overlay is None:
+            self.file.sync()
 
     @property
     def size(self) -> int:
-        """Bytes of the data file."""
-        return self.file.size
+        """Bytes of the data file (with a read-only overlay: as if its pages had been written)."""
+        pages = max(self.overlay, default=-1) + 1 if self.overlay else 0
+        return max(self.file.size, pages * self.page_size)

@@ -70,9 +70,18 @@ class LSMEngine(RecoveryMixin, BackgroundMixin, Engine):
         self._obsolete: set[int] = set()  # compacted SSTs to delete when their last scan ends
         self.last_commit_memory = 0  # bytes held at the peak of the last commit: the batch plus its memtable copy
         self.closed = False  # True after close()
-        self._open()
-        self._wal_numbers = [self.wal.number]  # WAL files on the device, oldest first
-        self._run_background()
+        self.read_only = db.read_only  # opened for reading only: every write raises ReadOnlyError
+        # One writer per database: a read-write open holds the device's LOCK until close (a read-only one writes
+        # nothing, so it needs none, as RocksDB's OpenForReadOnly).
+        self._lock = None if self.read_only else device.lock()
+        try:
+            self._open()
+        except BaseException:
+            if self._lock is not None:
+                self._lock.release()
+            raise
+        if not self.read_only:
+            self._run_background()
 
     # -- keyspaces ----------------------------------------------------------------------------------------------
     def keyspaces(self) -> list[str]:
@@ -119,6 +128,8 @@ class LSMEngine(RecoveryMixin, BackgroundMixin, Engine):
         self._check_open()
         if not batch.ops:
             return
+        if self.read_only:
+            raise self._read_only_error()
         try:
             self._write(batch)
         except (OSError, ReadOnlyError) as exc:
@@ -346,7 +357,7 @@ class LSMEngine(RecoveryMixin, BackgroundMixin, Engine):
         again (e.g. the disk is still full). A no-op when there is no background error."""
         self._check_open()
         if self._bg_error is None:
-            return
+            return  # (a read_only engine never has one)
         self._bg_error = None
         self._needs_schedule = True
         self._run_background()
@@ -361,6 +372,10 @@ class LSMEngine(RecoveryMixin, BackgroundMixin, Engine):
         """
         if self.closed:
             return
+        if self.read_only:
+            self.closed = True
+            self._close_files()
+            return
         try:
             if self._bg_error is None:
                 try:
@@ -373,10 +388,14 @@ class LSMEngine(RecoveryMixin, BackgroundMixin, Engine):
         finally:
             self.closed = True
             self.wal.close()
-            self.vs.close()
-            for reader in self._tables.values():
-                reader.close()
-            self._tables.clear()
+            self._close_files()
+            self._lock.release()
+
+    def _close_files(self) -> None:
+        self.vs.close()
+        for reader in self._tables.values():
+            reader.close()
+        self._tables.clear()
 
     def transaction(self, **kwargs):
         """A Transaction on this engine (see transaction.py for ``max_bytes`` and ``commit_in_the_middle``)."""
@@ -451,7 +470,7 @@ class LSMEngine(RecoveryMixin, BackgroundMixin, Engine):
 
     def _check_writable(self) -> None:
         self._check_open()
-        if self._bg_error is not None:
+        if self._bg_error is not None or self.read_only:
             raise self._read_only_error()
 
     def __repr__(self) -> str:

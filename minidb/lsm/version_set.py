@@ -62,6 +62,7 @@ class VersionSet:
         self.file = None  # the MANIFEST's open file
         self.writer: LogWriter | None = None  # its record framing
         self.broken = False  # a failed append may have left bytes behind: the next edit starts a new MANIFEST
+        self.manifest_clean = False  # recover() read the MANIFEST to its end without a torn edit
 
     # -- state ---------------------------------------------------------------------------------------------------
     def cf_by_name(self, name: str) -> CFState | None:
@@ -171,6 +172,14 @@ class VersionSet:
         if old and self.device.exists(manifest_name(old)):
             self.device.delete(manifest_name(old))
 
+    def append_to_recovered(self) -> None:
+        """Go on appending to the MANIFEST ``recover`` read (which must be ``manifest_clean``) instead of writing a
+        new one: an open that changes no durable state then writes nothing, and needs no free space."""
+        assert self.manifest_clean, "a MANIFEST with a torn last edit must be replaced, not appended to"
+        self.file = self.device.open(manifest_name(self.manifest_number), kind="manifest")
+        self.manifest_size = self.file.size
+        self.writer = LogWriter(self.manifest_size)
+
     def close(self) -> None:
         """Release the MANIFEST handle."""
         if self.file is not None:
@@ -197,10 +206,12 @@ class VersionSet:
         finally:
             f.close()
         events = scan(data)
+        self.manifest_clean = True
         for i, event in enumerate(events):
             if isinstance(event, Drop):
                 if any(not isinstance(e, Drop) for e in events[i + 1:]):
                     raise CorruptionError(f"{name} offset {event.offset}: {event.reason}, before valid edits")
+                self.manifest_clean = False
                 break  # a torn last edit: it was never synced, so never acted upon
             self.apply(VersionEdit.decode(event.payload, f"{name} offset {event.start}"), num_levels)
         if 0 not in self.cfs:

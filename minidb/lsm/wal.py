@@ -97,11 +97,12 @@ class WalWriter:
         self.file.close()
 
 
-def replay(device, numbers: list[int], apply) -> int:
+def replay(device, numbers: list[int], apply) -> tuple[int, int | None]:
     """Apply the records of WALs ``numbers`` (ascending) with ``apply(payload, wal_number)``.
 
-    Returns the largest sequence number applied (0 if none); raises CorruptionError for damage that is not a torn
-    tail (see the module docstring).
+    Returns the largest sequence number applied (0 if none) and the offset in the last WAL where its torn tail
+    starts (None if it has none); raises CorruptionError for damage that is not a torn tail (see the module
+    docstring).
     """
     last_good = 0
     hole = None  # (file name, offset, reason, last_good at the hole, in the last WAL?) of the first damage
@@ -131,4 +132,4 @@ def replay(device, numbers: list[int], apply) -> int:
         if hole is not None and not hole[4]:
             raise CorruptionError(f"WAL {hole[0]} offset {hole[1]}: {hole[2]}, in a WAL that was synced in full "
                                   f"before a newer one started")
-    return last_good
+    return last_good, None if hole is None else hole[1]
