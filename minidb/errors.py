@@ -55,3 +55,7 @@ class NoSpaceError(OSError):
         message = f"no space left on device: {operation} of {filename!r}" + (f" ({detail})" if detail else "")
         super().__init__(errno.ENOSPC, message, filename)
         self.operation = operation  # 'write', 'sync', 'create', ...
+        self.detail = detail  # sizes and offsets, or the OS's words
+
+    def __reduce__(self):  # OSError pickles its args, which are not this constructor's (a worker process sends it)
+        return type(self), (self.operation, self.filename, self.detail)

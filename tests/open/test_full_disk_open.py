@@ -137,3 +137,11 @@ def test_btree_recovery_that_must_write_names_the_file_when_the_disk_is_full():
         open_engine("btree", dev)
     dev.capacity = None  # space freed: the same recovery now succeeds, nothing lost
     assert len(dict(open_engine("btree", dev).scan("t"))) == 1600
+
+
+def test_no_space_error_survives_pickling_to_and_from_a_worker_process():
+    import pickle
+
+    e = pickle.loads(pickle.dumps(NoSpaceError("sync", "000007.log", "detail")))
+    assert (type(e), e.errno, e.filename, e.operation, str(e)) == (
+        NoSpaceError, errno.ENOSPC, "000007.log", "sync", str(NoSpaceError("sync", "000007.log", "detail")))
