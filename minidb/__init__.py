@@ -5,7 +5,8 @@ The public API is re-exported here; see the book's introduction for a tour.
 
 from . import data
 from .btree import open_btree
-from .errors import CorruptionError, DeviceCrashed, MiniDBError, ReadOnlyError
+from .errors import (CorruptionError, DatabaseExistsError, DatabaseLockedError, DatabaseMissingError, DeviceCrashed,
+                     MiniDBError, NoSpaceError, NotADatabaseError, ReadOnlyError)
 from .kv import WriteBatch
 from .lsm import open_lsm
 from .storage import DeviceModel, DirDevice, IOCounts, IOStats, SimDevice
@@ -15,12 +16,17 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CorruptionError",
+    "DatabaseExistsError",
+    "DatabaseLockedError",
+    "DatabaseMissingError",
     "DeviceCrashed",
     "DeviceModel",
     "DirDevice",
     "IOCounts",
     "IOStats",
     "MiniDBError",
+    "NoSpaceError",
+    "NotADatabaseError",
     "ReadOnlyError",
     "Schema",
     "SimDevice",
