@@ -37,6 +37,10 @@ batch of many groups still costs one log write at commit.
 N)`` at every Nth, ``"none"`` never at commit. Whatever the policy, a page is written only once the log is durable
 up to the page's LSN (``flush_up_to``, the write-ahead rule), which may force a sync.
 
+**Read-only** (``read_only=True``, for a read-only open): recovery reads the log as usual but deletes and cuts
+nothing, and groups appended afterwards (a rollback's, a read's change-buffer merges) stay in memory: ``write`` and
+``sync`` drop the buffer instead of writing it, as a read-only engine's changes are never to be durable.
+
 **Checkpoint** (``redo-checkpoint``): two 512-byte blocks written alternately (InnoDB's checkpoint blocks 1 and
 2), each with a sequence number, the checkpoint LSN, the page size and a crc32. The valid block with the highest
 sequence number wins, so a torn write of one block leaves the other. The file's existence marks a database.
@@ -113,8 +117,9 @@ def read_checkpoint(device) -> tuple[int, int, int] | None:
 class RedoLog:
     """The redo log files of one database (see the module docstring)."""
 
-    def __init__(self, device, capacity: int, redo_sync) -> None:
+    def __init__(self, device, capacity: int, redo_sync, read_only: bool = False) -> None:
         self.device = device  # where the files live
+        self.read_only = read_only  # never write, cut or delete a file (see the module docstring)
         self.capacity = capacity  # redo_log_bytes: the checkpoint keeps the log since the checkpoint below this
         self.file_bytes = max(capacity // LOG_FILES, 4096)  # a file is closed once it would pass this size
         self.mode, self.every = sync_mode(redo_sync)  # commit sync policy
@@ -150,7 +155,8 @@ class RedoLog:
                 # A header that never reached the disk (the last file, started just before a crash and never
                 # synced) leaves a file holding nothing durable: drop it. Any other bad header is damage.
                 if number == numbered[-1][0] and self.files and torn_header(f) and not holds_synced_groups(f):
-                    self.device.delete(name)
+                    if not self.read_only:
+                        self.device.delete(name)
                     continue
                 raise CorruptionError(f"{name} offset 0: bad redo file header")
             if self.files:
@@ -235,8 +241,9 @@ class RedoLog:
                 end_offset = offset + pos
         self.lsn = lsn
         f = self.files[-1][2]
-        if end_offset is not None and f.size > end_offset:
+        if end_offset is not None and f.size > end_offset and not self.read_only:
             f.truncate(end_offset)  # cut the torn tail off, so that new groups follow the last intact one
+        # (read-only: groups appended later stay in memory, so what follows the end on disk is never read)
 
     # -- writing ---------------------------------------------------------------------------------------------------
     def append(self, group) -> tuple[int, int]:
@@ -248,7 +255,7 @@ class RedoLog:
         body = memoryview(group)[GROUP.size:]
         number, start, f = self.files[-1]
         size = f.size + len(self._buffer)
-        if size > FILE_HEADER_SIZE and size + len(group) > self.file_bytes:
+        if not self.read_only and size > FILE_HEADER_SIZE and size + len(group) > self.file_bytes:
             self.sync()  # a file is complete and durable before its successor starts (only the last can be torn)
             self._new_file(number + 1, self.lsn)
         unsynced = min(self.lsn - self.synced_lsn, UNSYNCED_MAX)
@@ -264,6 +271,9 @@ class RedoLog:
     def write(self) -> None:
         """Write the log buffer to the last file, in one write (not synced)."""
         if not self._buffer:
+            return
+        if self.read_only:
+            self._buffer.clear()
             return
         f = self.files[-1][2]
         try:
@@ -310,8 +320,9 @@ class RedoLog:
     def sync(self) -> None:
         """Make every group appended so far durable."""
         self.write()
-        for f in self._unsynced:
-            f.sync()
+        if not self.read_only:
+            for f in self._unsynced:
+                f.sync()
         self._unsynced.clear()
         self.synced_lsn = self.lsn
 

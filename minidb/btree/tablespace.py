@@ -12,6 +12,9 @@ page. So a full disk is met by the statement that needs the page, which gets ``T
 1114, "The table is full") and is rolled back, while page writes, which happen later in the background, never run
 out of space. (InnoDB extends by whole extents; here the file grows by the page allocated, so the sizes other
 chapters report are the pages in use.)
+
+A read-only tablespace (a read-only open) never writes its file: page writes (doublewrite repairs, pages evicted
+after recovery changed them) go to an in-memory overlay that later reads see, and are lost at close.
 """
 
 from __future__ import annotations
@@ -27,12 +30,13 @@ FILE = "tablespace.ibd"
 class Tablespace:
     """Page-sized reads and writes of the data file, with checksums."""
 
-    def __init__(self, device, page_size: int, create: bool = False) -> None:
+    def __init__(self, device, page_size: int, create: bool = False, read_only: bool = False) -> None:
         self.device = device  # where the file lives
         self.page_size = page_size  # bytes per page
         if not create and not device.exists(FILE):
             raise CorruptionError(f"{FILE} is missing: the redo checkpoint says a database is here")
         self.file = device.open(FILE, "data", create=create)  # the data file
+        self.overlay: dict[int, bytes] | None = {} if read_only else None  # read-only: page writes kept here
 
     def read_page(self, page_no: int) -> bytearray:
         """The page's bytes, checked (see the module docstring)."""
@@ -42,6 +46,8 @@ class Tablespace:
 
     def _read(self, page_no: int) -> bytes | None:
         """The page's bytes, zero-padded if the file ends inside it (a torn extension); None past the end."""
+        if self.overlay is not None and page_no in self.overlay:
+            return self.overlay[page_no]
         offset = page_no * self.page_size
         size = self.file.size
         if offset >= size:
@@ -78,6 +84,9 @@ class Tablespace:
 
     def write_page(self, page_no: int, data: bytes) -> None:
         """Write one page image (its checksum already stamped) at its home position."""
+        if self.overlay is not None:
+            self.overlay[page_no] = bytes(data)
+            return
         self.file.write(page_no * self.page_size, data)
 
     def extend(self, pages: int) -> None:
@@ -94,9 +103,11 @@ class Tablespace:
 
     def sync(self) -> None:
         """Make the page writes so far durable."""
-        self.file.sync()
+        if self.overlay is None:
+            self.file.sync()
 
     @property
     def size(self) -> int:
-        """Bytes of the data file."""
-        return self.file.size
+        """Bytes of the data file (with a read-only overlay: as if its pages had been written)."""
+        pages = max(self.overlay, default=-1) + 1 if self.overlay else 0
+        return max(self.file.size, pages * self.page_size)

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from .. import experiments, scale as scales
+from . import output_file
 
 EXPERIMENT_NAME = re.compile(r"^(f\d+)_\w+$")  # f<finding number>_<topic>
 
@@ -55,7 +56,7 @@ def register(subparsers) -> None:
     p.add_argument("name", metavar="NAME", help="the finding (e.g. f1) or the module's full name")
     p.add_argument("--scale", choices=scales.SCALES,
                    help=f"experiment size (default: ${scales.ENV} or {scales.DEFAULT})")
-    p.add_argument("--out", type=Path, metavar="FILE.csv", help="where to write the results (default: NAME.csv, "
+    p.add_argument("--out", type=output_file, metavar="FILE.csv", help="where to write the results (default: NAME.csv, "
                    "with the module's full name)")
     p.set_defaults(func=run)
 
@@ -67,9 +68,14 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"minidb experiment: error: {e}", file=sys.stderr)
         return 2
+    out = args.out if args.out is not None else Path(f"{module_name}.csv")
+    try:
+        output_file(str(out))  # the default too, before the experiment runs
+    except argparse.ArgumentTypeError as e:
+        print(f"minidb experiment: error: {e}", file=sys.stderr)
+        return 2
     module = importlib.import_module(f"{experiments.__name__}.{module_name}")
     frame = module.run(scale=args.scale)
-    out = args.out if args.out is not None else Path(f"{module_name}.csv")
     out.parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(out, index=False)
     print(f"{module_name} at scale {scales.current(args.scale)}: {len(frame)} rows, "

@@ -66,6 +66,7 @@ class VersionSet:
         self.broken = False  # a failed append may have left bytes behind: the next edit starts a new MANIFEST
         self.tail_dropped = False  # recover() ignored a torn last edit
         self.numbers: set[int] = set()  # the file numbers in some version: a number may be in one place only
+        self.manifest_clean = False  # recover() read the MANIFEST to its end without a torn edit (may append to it)
 
     # -- state ---------------------------------------------------------------------------------------------------
     def cf_by_name(self, name: str) -> CFState | None:
@@ -180,6 +181,14 @@ class VersionSet:
         if old and self.device.exists(manifest_name(old)):
             self.device.delete(manifest_name(old))
 
+    def append_to_recovered(self) -> None:
+        """Go on appending to the MANIFEST ``recover`` read (which must be ``manifest_clean``) instead of writing a
+        new one: an open that changes no durable state then writes nothing, and needs no free space."""
+        assert self.manifest_clean, "a MANIFEST with a torn last edit must be replaced, not appended to"
+        self.file = self.device.open(manifest_name(self.manifest_number), kind="manifest")
+        self.manifest_size = self.file.size
+        self.writer = LogWriter(self.manifest_size)
+
     def close(self) -> None:
         """Release the MANIFEST handle."""
         if self.file is not None:
@@ -216,6 +225,7 @@ class VersionSet:
                 self.tail_dropped = True
                 break  # a torn last edit: it was never synced, so never acted upon
             self.apply(VersionEdit.decode(event.payload, f"{name} offset {event.start}"), num_levels)
+        self.manifest_clean = not self.tail_dropped
         if 0 not in self.cfs:
             raise CorruptionError(f"{name} does not create the default column family")
         for cf in self.cfs.values():

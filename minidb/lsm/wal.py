@@ -118,8 +118,9 @@ def replay(device, numbers: list[int], apply, mode: str = DEFAULT) -> tuple[int,
     """Apply the records of WALs ``numbers`` (ascending) with ``apply(payload, wal_number)``, meeting damage as
     the recovery ``mode`` says (wal_recovery.py).
 
-    Returns the largest sequence number applied (0 if none) and the replay's report; raises CorruptionError where
-    the mode refuses damage.
+    Returns the largest sequence number applied (0 if none) and the replay's report (its ``stop``: the WAL number
+    and offset where replay stopped, so that a WAL kept after recovery can be cut there); raises CorruptionError
+    where the mode refuses damage.
     """
     report = ReplayReport(mode)
     events = []  # (WAL number, file name, event, in the last WAL?) in log order
@@ -157,6 +158,7 @@ def replay(device, numbers: list[int], apply, mode: str = DEFAULT) -> tuple[int,
             else:
                 stopped = True
                 report.stopped_at = problem.describe()
+                report.stop = (number, event.offset)
             continue
         if stopped:
             report.records_not_replayed += 1

@@ -97,6 +97,7 @@ class ReplayReport:
     skipped: int = 0  # damaged spots skipped (kSkipAnyCorruptedRecords)
     stopped_at: str | None = None  # where replay stopped (a torn tail, or kPointInTimeRecovery), if it did
     records_not_replayed: int = 0  # intact records after the stop: dropped by the recovery
+    stop: tuple[int, int] | None = None  # (WAL number, offset) where replay stopped, if it did
 
     def __post_init__(self) -> None:
         if self.problems is None:

@@ -15,8 +15,7 @@ import os
 from dataclasses import dataclass
 
 from ..storage import SimDevice
-
-BTREE_MARKERS = ("redo-checkpoint", "tablespace.ibd")  # files only a B+tree database has
+from ..storage.device import LOCK_FILE
 
 
 @dataclass
@@ -50,8 +49,8 @@ def load(path: str | os.PathLike) -> SimDevice:
         raise ValueError(f"{path} is not a directory")
     dev = SimDevice()
     for entry in sorted(os.scandir(path), key=lambda e: e.name):
-        if not entry.is_file():
-            continue
+        if not entry.is_file() or entry.name == LOCK_FILE:
+            continue  # LOCK holds nothing: it is the device's lock (storage/device.py)
         with open(entry.path, "rb") as src:
             data = src.read()
         f = dev.open(entry.name, kind_of(entry.name), create=True)
@@ -62,13 +61,10 @@ def load(path: str | os.PathLike) -> SimDevice:
 
 
 def engine_of(dev) -> str | None:
-    """"btree", "lsm", or None if the files are of neither engine."""
-    names = dev.list()
-    if any(n in BTREE_MARKERS or n.startswith("redo-") for n in names):
-        return "btree"
-    if any(kind_of(n) in ("sst", "wal", "manifest") for n in names):
-        return "lsm"
-    return None
+    """"btree", "lsm", or None if the files are of neither engine (the registry's ``engines.detect``)."""
+    from .. import engines
+
+    return engines.detect(dev.list())
 
 
 def verify(path) -> tuple[str, list[FileReport]]:

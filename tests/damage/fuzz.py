@@ -87,7 +87,7 @@ def build(engine: str, path: str, closed: bool) -> list[dict]:
 
 def damage(path: str, rng: random.Random) -> tuple[str, str, bool]:
     """Damage one file of the database at ``path`` at random: (kind, file, whether it hit a log's end)."""
-    names = sorted(os.listdir(path))
+    names = sorted(n for n in os.listdir(path) if n != "LOCK")  # LOCK holds nothing: the directory's lock
     kind = rng.choice(DAMAGES)
     name = rng.choice(names)
     p = os.path.join(path, name)
