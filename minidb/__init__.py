@@ -5,7 +5,8 @@ The public API is re-exported here; see the book's introduction for a tour.
 
 from . import data
 from .btree import open_btree
-from .errors import CorruptionError, DeviceCrashed, EngineStopped, MiniDBError, ReadOnlyError, TableFullError
+from .errors import (CorruptionError, DatabaseExistsError, DatabaseLockedError, DatabaseMissingError, DeviceCrashed,
+                     EngineStopped, MiniDBError, NoSpaceError, NotADatabaseError, ReadOnlyError, TableFullError)
 from .kv import WriteBatch
 from .lsm import open_lsm
 from .schema import Schema
@@ -17,6 +18,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CorruptionError",
+    "DatabaseExistsError",
+    "DatabaseLockedError",
+    "DatabaseMissingError",
     "DeviceCrashed",
     "DeviceModel",
     "DirDevice",
@@ -24,6 +28,8 @@ __all__ = [
     "IOCounts",
     "IOStats",
     "MiniDBError",
+    "NoSpaceError",
+    "NotADatabaseError",
     "ReadOnlyError",
     "Schema",
     "SimDevice",

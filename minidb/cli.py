@@ -1,6 +1,8 @@
 """The ``minidb`` command: a thin dispatcher over the subcommand modules in ``minidb/commands/``.
 
 Bad arguments print one line (``minidb: error: ...``) and exit with code 2, as the Unix convention and argparse do.
+The environment is an argument too: a bad ``$MINIDB_SCALE`` is reported the same way, before any work, by the
+commands that would use it (those with ``--scale``, when it is not given).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import pkgutil
 import sys
 
 from . import __version__, commands
+from . import scale as scales
 
 
 class _Parser(argparse.ArgumentParser):
@@ -33,7 +36,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv`` (default: the process arguments), run the subcommand, return its exit code."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if hasattr(args, "scale") and args.scale is None:
+        try:
+            scales.current()
+        except ValueError as e:
+            parser.error(str(e))
     return int(args.func(args) or 0)
 
 

@@ -23,6 +23,7 @@ anything that implements ``minidb.kv.Engine`` (a student's engine, or a test dou
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -45,6 +46,9 @@ class EngineSpec:
     page_option: str  # the opener's keyword for the page (B+tree) or block (LSM) size
     size_options: Callable[[EngineSizes], dict]  # the scale's sizes as the opener's keyword arguments
     marker_files: tuple[str, ...]  # a device holding one of these files holds this engine's database
+    # Any file the engine writes (a regular expression): a device holding one holds this engine's files, a whole
+    # database or one that lost its marker (which an open then reports as such, never mistaking it for none).
+    file_pattern: str | None = None
     presets: dict[str, dict] = field(default_factory=dict)  # preset name -> options
     features: frozenset[str] = frozenset()  # optional features, named by the option that turns them on or off
     report: Callable[[Engine, str], dict] = lambda engine, unit: {}  # `minidb stats`'s engine-specific sections
@@ -70,8 +74,9 @@ class EngineSpec:
         return {} if cache_bytes is None else {self.cache_option: cache_bytes}
 
     def recognises(self, files) -> bool:
-        """Whether ``files`` (a device's listing) hold a database of this engine."""
-        return any(f in files for f in self.marker_files)
+        """Whether ``files`` (a device's listing) hold files of this engine (see ``file_pattern``)."""
+        pattern = re.compile(self.file_pattern) if self.file_pattern else None
+        return any(f in self.marker_files or (pattern is not None and pattern.match(f)) for f in files)
 
     def preset(self, name: str) -> dict:
         """The options of preset ``name`` (a new dict); ValueError naming the presets if unknown."""
@@ -116,6 +121,8 @@ REGISTRY: dict[str, EngineSpec] = {
         cache_option="buffer_pool_bytes", page_option="page_size",
         size_options=lambda s: {"buffer_pool_bytes": s.cache_bytes, "page_size": s.page_size},
         marker_files=("tablespace.ibd",),  # btree.tablespace.FILE
+        # the tablespace, the doublewrite file, redo files and the checkpoint (btree/FORMAT.md)
+        file_pattern=r"^(tablespace\.ibd|doublewrite\.dblwr|redo-.+)$",
         # seed 000: "sync on commit was disabled for the database redo log"; seed 002: the default, synced.
         presets={"no-sync": {"redo_sync": "none"}, "sync-on-commit": {"redo_sync": "commit"}},
         features=frozenset({"change_buffer", "doublewrite"}),
@@ -130,6 +137,7 @@ REGISTRY: dict[str, EngineSpec] = {
                                 "max_bytes_for_level_base": s.level_base_bytes,
                                 "target_file_size_base": s.target_file_bytes, "block_size": s.page_size},
         marker_files=("CURRENT",),  # lsm.version_set.CURRENT
+        file_pattern=r"^(CURRENT|CURRENT\.tmp|MANIFEST-\d{6,}|\d{6,}\.(sst|log))$",  # lsm/FORMAT.md's names
         presets={"no-sync": {"wal_sync": "none"}, "sync-on-commit": {"wal_sync": "write"}},
         features=frozenset({"compression"}),
         report=_compaction_stats,
@@ -161,7 +169,8 @@ def sized_as(engine) -> str:
 
 
 def detect(files) -> str | None:
-    """Which engine wrote ``files`` (a device's listing), or None for none."""
+    """Which engine wrote ``files`` (a device's listing), or None for none. Any file of an engine counts, not only
+    the one that makes a database: a database that lost it is then reported as such by the engine's open."""
     for spec in REGISTRY.values():
         if spec.recognises(files):
             return spec.name

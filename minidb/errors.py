@@ -4,6 +4,8 @@ Wrong arguments raise the built-in ``ValueError``; failed IO raises the built-in
 e.g. ``ENOSPC`` for a full device). The classes below are for what has no built-in name.
 """
 
+import errno
+
 
 class MiniDBError(Exception):
     """Base class of every minidb-specific error."""
@@ -21,7 +23,8 @@ class DeviceCrashed(MiniDBError):
 
 
 class ReadOnlyError(MiniDBError):
-    """The engine hit a background IO error (e.g. a full disk) and refuses writes until ``resume()`` succeeds."""
+    """The engine refuses writes: it hit a background IO error (e.g. a full disk) and waits for ``resume()``, or it
+    was opened with ``read_only=True``."""
 
 
 class EngineStopped(MiniDBError):
@@ -34,3 +37,37 @@ class TableFullError(OSError, MiniDBError):
     """The tablespace could not grow (a full disk): InnoDB's error 1114, "The table is full". The statement is
     rolled back and the engine keeps running. An ``OSError`` with ``errno`` ENOSPC, so callers that test for a full
     disk that way see it as one."""
+
+
+class NotADatabaseError(CorruptionError):
+    """A directory holds an engine's files but not the file that makes them a database (the LSM's ``CURRENT``, the
+    B+tree's ``redo-checkpoint``): a database damaged or half deleted, never to be mistaken for an empty one.
+
+    The message names the device and what is missing. It is a ``CorruptionError``: the stored state is not whole.
+    """
+
+
+class DatabaseExistsError(MiniDBError):
+    """``error_if_exists=True`` and the device already holds a database (RocksDB's InvalidArgument "exists")."""
+
+
+class DatabaseMissingError(MiniDBError):
+    """``create_if_missing=False`` (or a read-only open) and the device holds no database."""
+
+
+class DatabaseLockedError(MiniDBError):
+    """Another engine (in this process or another) holds the database's ``LOCK``: one writer at a time."""
+
+
+class NoSpaceError(OSError):
+    """A write found the device full: an ``OSError`` with ``errno.ENOSPC`` whose message names the file and the
+    operation, so that ``isinstance(e, OSError) and e.errno == ENOSPC`` checks keep working."""
+
+    def __init__(self, operation: str, filename: str, detail: str = "") -> None:
+        message = f"no space left on device: {operation} of {filename!r}" + (f" ({detail})" if detail else "")
+        super().__init__(errno.ENOSPC, message, filename)
+        self.operation = operation  # 'write', 'sync', 'create', ...
+        self.detail = detail  # sizes and offsets, or the OS's words
+
+    def __reduce__(self):  # OSError pickles its args, which are not this constructor's (a worker process sends it)
+        return type(self), (self.operation, self.filename, self.detail)

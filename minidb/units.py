@@ -7,6 +7,9 @@ Storage sizes come in two families, and mixing them up is a classic 5% error:
 
 ``parse_size`` accepts both (case-insensitive, optional space, optional ``B``), and ``parse_count`` reads counts
 written in scientific notation (``1e6``) as long as they are whole numbers.
+
+On the command line every count and size has bounds (``count_in``, ``size_in``, ``int_in``): a typo such as
+``--rows 1e12`` is refused before any work starts, naming the option, instead of running until memory runs out.
 """
 
 from __future__ import annotations
@@ -14,11 +17,13 @@ from __future__ import annotations
 import math
 import re
 
+KIB, MIB, GIB, TIB = 1024, 1024**2, 1024**3, 1024**4
+
 # unit (lower case) -> bytes
 SIZE_UNITS = {
     "": 1, "b": 1,
     "k": 1000, "kb": 1000, "m": 1000**2, "mb": 1000**2, "g": 1000**3, "gb": 1000**3, "t": 1000**4, "tb": 1000**4,
-    "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4,
+    "kib": KIB, "mib": MIB, "gib": GIB, "tib": TIB,
 }
 
 _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
@@ -31,6 +36,8 @@ def parse_size(text: str) -> int:
         raise ValueError(f"bad size {text!r}: use a number with an optional unit "
                          f"(B, KiB, MiB, GiB, TiB, KB, MB, GB, TB), e.g. 64MiB")
     value = float(m.group(1)) * SIZE_UNITS[m.group(2).lower()]
+    if not math.isfinite(value):
+        raise ValueError(f"bad size {text!r}: too large to be a number of bytes")
     if value != int(value):  # a size in bytes is whole: 1.5B is a typo, not a request
         raise ValueError(f"bad size {text!r}: {value:g} is not a whole number of bytes")
     return int(value)
@@ -63,6 +70,47 @@ def size_arg(text: str) -> int:
 def count_arg(text: str) -> int:
     """``parse_count`` for an argparse ``type=``."""
     return _as_argument_error(parse_count, text)
+
+
+def count_in(low: int, high: int):
+    """An argparse ``type=`` for a count between ``low`` and ``high`` inclusive (``1e6`` notation allowed)."""
+
+    def count(text: str) -> int:
+        return _as_argument_error(lambda t: _within(parse_count(t), low, high, f"count {t!r}"), text)
+
+    return count
+
+
+def size_in(low: int, high: int):
+    """An argparse ``type=`` for a size in bytes between ``low`` and ``high`` inclusive (``64MiB`` allowed)."""
+
+    def size(text: str) -> int:
+        return _as_argument_error(
+            lambda t: _within(parse_size(t), low, high, f"size {t!r}", format_size), text)
+
+    return size
+
+
+def int_in(low: int, high: int):
+    """An argparse ``type=`` for a plain integer between ``low`` and ``high`` inclusive."""
+
+    def integer(text: str) -> int:
+        def parse(t: str) -> int:
+            try:
+                value = int(t)
+            except ValueError:
+                raise ValueError(f"bad integer {t!r}: use digits, e.g. 3") from None
+            return _within(value, low, high, f"integer {t!r}")
+
+        return _as_argument_error(parse, text)
+
+    return integer
+
+
+def _within(value: int, low: int, high: int, what: str, show=lambda n: f"{n:,}") -> int:
+    if not low <= value <= high:
+        raise ValueError(f"bad {what}: must be between {show(low)} and {show(high)}")
+    return value
 
 
 def _as_argument_error(parse, text: str) -> int:

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from ..errors import CorruptionError, DeviceCrashed, EngineStopped, MiniDBError
+from ..errors import CorruptionError, DeviceCrashed, EngineStopped, MiniDBError, ReadOnlyError
 from ..kv import BATCH_OP_OVERHEAD, Engine, WriteBatch, check_key
 from ..storage.device import Device
 from . import checkpoint as ckpt
@@ -49,6 +49,7 @@ from . import tablespace as ts
 from .buffer_pool import BufferPool
 from .catalog import Catalog, KeyspaceEntry, check_name
 from .change_buffer import ChangeBuffer
+from .database_files import database_exists
 from .mtr import Mtr
 from .options import BTreeOptions, PageCleanerOptions
 from .page_cleaner import PageCleaner
@@ -68,7 +69,8 @@ def open_btree(device: Device, *, page_size: int = 16384, buffer_pool_bytes: int
                fill_factor: float = 15 / 16, merge_threshold: float = 0.5, doublewrite: bool = True,
                change_buffer: bool = True, change_buffer_max_size: float = 0.25, redo_sync="commit",
                redo_log_bytes: int = 64 << 20, page_cleaner=_NO_CLEANER, split_policy=None,
-               clock=None) -> BTreeEngine:
+               clock=None, create_if_missing: bool = True, error_if_exists: bool = False,
+               read_only: bool = False) -> BTreeEngine:
     """Open (or create) the B+tree database on ``device``; an existing one is recovered from its redo log.
 
     * ``page_size``: 4096, 8192 or 16384, fixed at creation; reopening with another size raises ValueError.
@@ -83,6 +85,12 @@ def open_btree(device: Device, *, page_size: int = 16384, buffer_pool_bytes: int
     * ``page_cleaner``: a ``PageCleanerOptions`` (the default one if not given), or None for no page cleaner.
     * ``split_policy``: the leaf split plug point (``split_policy.SplitPolicy``); None for the engine's own.
     * ``clock``: a ``minidb.sim.Clock``; when given, the page cleaner runs once per simulated second.
+    * ``create_if_missing``: create a database where there is none (else ``DatabaseMissingError``);
+      ``error_if_exists``: ``DatabaseExistsError`` if there is one. Files without a checkpoint are never taken for
+      "no database" (``NotADatabaseError``, see database_files.py).
+    * ``read_only``: recover into memory only (redo replayed, an open batch rolled back, torn pages repaired, all
+      in the pool and an in-memory overlay); no file is created, written, renamed or deleted, no lock is taken, and
+      every write raises ``ReadOnlyError``. A read-write open holds the device's ``LOCK`` until ``close``.
     """
     if not isinstance(device, Device):
         raise ValueError(f"bad device {device!r}: must be a minidb.storage Device (SimDevice or DirDevice)")
@@ -91,7 +99,8 @@ def open_btree(device: Device, *, page_size: int = 16384, buffer_pool_bytes: int
         merge_threshold=merge_threshold, doublewrite=doublewrite, change_buffer=change_buffer,
         change_buffer_max_size=change_buffer_max_size, redo_sync=redo_sync, redo_log_bytes=redo_log_bytes,
         page_cleaner=PageCleanerOptions() if page_cleaner is _NO_CLEANER else page_cleaner,
-        split_policy=split_policy, clock=clock)
+        split_policy=split_policy, clock=clock, create_if_missing=create_if_missing,
+        error_if_exists=error_if_exists, read_only=read_only)
     return BTreeEngine(device, options)
 
 
@@ -120,7 +129,20 @@ class BTreeEngine(Engine):
         self._dead: BaseException | None = None  # why the engine refuses work (a crash), or None
         self._base = device.stats.snapshot()  # IO before open, subtracted in stats()
         self._compares_base = 0  # key comparisons of the trees that a rollback's reopen replaced
-        self._open()
+        self.read_only = options.read_only  # opened for reading only: every write raises ReadOnlyError
+        self._lock = None if self.read_only else device.lock()  # one writer per database, until close
+        try:
+            with device.stats.cause("recovery"):
+                exists = database_exists(device, self.page_size, create_if_missing=options.create_if_missing,
+                                         error_if_exists=options.error_if_exists, read_only=self.read_only)
+            if not exists:
+                for name in device.list():
+                    device.delete(name)  # the debris of a creation that crashed (database_files.py)
+            self._open()
+        except BaseException:
+            if self._lock is not None:
+                self._lock.release()
+            raise
 
     # -- opening, creating, recovering -----------------------------------------------------------------------------
     def _open(self) -> None:
@@ -131,16 +153,14 @@ class BTreeEngine(Engine):
         if cp is not None and cp[2] != ps:
             raise ValueError(f"page_size {ps} does not match the database on {dev!r}, which has {cp[2]}-byte "
                              f"pages (the page size is fixed when a database is created)")
-        if cp is None:
-            for name in (ts.FILE, dw.FILE):
-                if dev.exists(name):
-                    dev.delete(name)  # left by a creation that crashed before its first checkpoint
         self.pool = BufferPool(ps, opts.pool_frames)
         self._mtr_frames = max(1, opts.pool_frames // 4)  # a batch's mtr ends once it has changed this many frames
         self._batch_groups = 0  # groups the open batch has appended so far (they end with CONTINUE)
-        self.redo = RedoLog(dev, opts.redo_log_bytes, opts.redo_sync)
-        self.tablespace = ts.Tablespace(dev, ps, create=cp is None)
-        self.doublewrite = dw.Doublewrite(dev, ps, dev.stats) if opts.doublewrite else None
+        ro = self.read_only
+        self.redo = RedoLog(dev, opts.redo_log_bytes, opts.redo_sync, read_only=ro)
+        self.tablespace = ts.Tablespace(dev, ps, create=cp is None, read_only=ro)
+        # Read-only page writes go to the tablespace's overlay in memory, which needs no torn-page protection.
+        self.doublewrite = dw.Doublewrite(dev, ps, dev.stats) if opts.doublewrite and not ro else None
         self.pager = Pager(self.pool, self.tablespace, self.redo, self.doublewrite, dev.stats, self._tag_of)
         self.fsp = fsp.FileSpace(self.pager, self.current_mtr)
         self.trees: dict[str, BTree] = {}  # keyspace name -> tree
@@ -182,7 +202,7 @@ class BTreeEngine(Engine):
             if dev.exists(dw.FILE):
                 area = self.doublewrite or dw.Doublewrite(dev, self.page_size, dev.stats)
                 restored = area.recover(self.tablespace, self.redo.checkpoint_lsn)
-                if self.doublewrite is None:
+                if self.doublewrite is None and not self.read_only:
                     dev.delete(dw.FILE)
             self.recovery, undo = replay(self.redo, self.pool, self.pager)
             self.recovery["doublewrite_restored"] = restored
@@ -298,7 +318,7 @@ class BTreeEngine(Engine):
         mtr = self._mtr
         if mtr.nrecords or (last and self._batch_groups):
             with mtr.group(last) as group:
-                start, end = (self.redo.commit if client and last else self.redo.append)(group, mtr.nrecords)
+                start, end = (self.redo.commit if client and last else self.redo.append)(group)
             self.pool.commit(mtr.frames, start, end)
             self.version += 1
             if last:
@@ -307,7 +327,7 @@ class BTreeEngine(Engine):
                 self._batch_groups += 1
                 self.counters["continued_mtrs"] += 1
         elif client and last and self.redo.buffered:
-            self.redo.commit(None, 0)  # e.g. the keyspaces a batch of deletes created: durable with the batch
+            self.redo.commit(None)  # e.g. the keyspaces a batch of deletes created: durable with the batch
         self._mtr = None
         self.pool.end()
 
@@ -327,6 +347,11 @@ class BTreeEngine(Engine):
         except BaseException as exc:
             self._failed(exc)
             raise
+
+    def _check_writable(self) -> None:
+        self._check_usable()
+        if self.read_only:
+            raise ReadOnlyError("the B+tree engine was opened with read_only=True: it refuses writes")
 
     def _failed(self, exc: BaseException) -> None:
         """An operation failed: after a crash the engine is dead; after a failed redo write it stops (until
@@ -379,7 +404,7 @@ class BTreeEngine(Engine):
             self._write_ops(batch.ops)
 
     def _write_ops(self, ops: list) -> None:
-        self._check_usable()
+        self._check_writable()
         new = sorted(validate_ops(ops, self.max_record, self.max_key, self.trees))
         for name in new:
             check_name(name)
@@ -420,7 +445,7 @@ class BTreeEngine(Engine):
     def create_keyspace(self, name: str, *, unique: bool = True) -> None:
         """Create keyspace ``name``; ``unique=False`` marks a non-unique secondary index, whose changes may go to
         the change buffer. Creating an existing keyspace with the same options does nothing."""
-        self._check_usable()
+        self._check_writable()
         check_name(name)
         if not isinstance(unique, bool):
             raise ValueError(f"bad unique {unique!r} for keyspace {name!r}: must be True or False")
@@ -518,7 +543,7 @@ class BTreeEngine(Engine):
 
     def flush(self) -> None:
         """Write every dirty page and take a sharp checkpoint (nothing is left to recover)."""
-        self._check_usable()
+        self._check_writable()
         with self._failure_guard(), self.device.stats.cause("checkpoint"):
             self._checkpoint(sharp=True)
 
@@ -541,12 +566,15 @@ class BTreeEngine(Engine):
         self.counters["resumes"] += 1
 
     def close(self) -> None:
-        """Flush and release the engine; closing twice is harmless. A dead engine closes without writing."""
+        """Flush and release the engine; closing twice is harmless. A dead or read-only engine closes without
+        writing."""
         if self._closed:
             return
-        if self._dead is None:
-            self.flush()
+        if self._dead is None and not self.read_only:
+            self.flush()  # if it fails the engine stays open (and locked): close again once the cause is fixed
         self._closed = True
+        if self._lock is not None:
+            self._lock.release()
 
     def __enter__(self) -> BTreeEngine:
         return self

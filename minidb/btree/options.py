@@ -61,6 +61,9 @@ class BTreeOptions:
     page_cleaner: PageCleanerOptions | None = field(default_factory=PageCleanerOptions)  # None: no page cleaner
     split_policy: object | None = None  # the leaf split plug point (split_policy.SplitPolicy); None: default
     clock: Clock | None = None  # simulated time; paces the page cleaner when given
+    create_if_missing: bool = True  # create a database where there is none (False: DatabaseMissingError)
+    error_if_exists: bool = False  # DatabaseExistsError if the device already holds a database
+    read_only: bool = False  # recover into memory only: no file is created, written, renamed or deleted
 
     def __post_init__(self) -> None:
         if self.page_size not in PAGE_SIZES:
@@ -69,7 +72,7 @@ class BTreeOptions:
                    why=f"at least {MIN_POOL_FRAMES} pages of {self.page_size} bytes")
         _check_number("fill_factor", self.fill_factor, 0.5, 1.0)
         _check_number("merge_threshold", self.merge_threshold, 0.0, 0.5, low_open=True)
-        for name in ("doublewrite", "change_buffer"):
+        for name in ("doublewrite", "change_buffer", "create_if_missing", "error_if_exists", "read_only"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"bad {name} {getattr(self, name)!r}: must be True or False")
         _check_number("change_buffer_max_size", self.change_buffer_max_size, 0.0, 0.5, low_open=True)

@@ -246,6 +246,70 @@ def stored_checksum(buf):
     return int.from_bytes(bytes(buf[0:4]), "little")
 
 
+MAX_LEVEL = 32  # far above any real tree's height: a larger level is damage
+
+
+def structure_error(buf, uint32_t page_no):
+    """Why the page image ``buf`` (its checksum already verified) is not a well-formed page ``page_no``, or None.
+
+    A checksum proves the bytes are those written, not that they were written right (nor forged); the readers
+    trust every offset on the page, so this checks them all, in int arithmetic that cannot wrap (u16 fields): the
+    header (type, level, heap top, garbage, slot directory inside the page), each record inside the heap, keys
+    strictly ascending (record 0 of an internal page empty), children 4 bytes and not the page itself, and sibling
+    links that do not point at the page itself.
+    """
+    cdef bytes keep = None
+    cdef const uchar* p
+    cdef int ps = len(buf), n, top, garbage, i, off, klen, vlen, ptype, level
+    cdef int prev_off = -1, prev_klen = 0
+    if isinstance(buf, bytearray):
+        p = <const uchar*> PyByteArray_AS_STRING(buf)
+    else:
+        keep = bytes(buf)
+        p = <const uchar*> keep
+    if ps not in PAGE_SIZES:
+        return f"page of {ps} bytes"
+    ptype = p[OFF_TYPE]
+    if ptype == TYPE_FREE:
+        return "links to itself" if rd32(p + OFF_NEXT) == page_no else None
+    if ptype == TYPE_FSP:
+        return None if page_no == 0 else "file-space header away from page 0"
+    if ptype != TYPE_INDEX:
+        return f"unknown page type {ptype}"
+    level = p[OFF_LEVEL]
+    if level > MAX_LEVEL:
+        return f"level {level}"
+    if rd32(p + OFF_PREV) == page_no or rd32(p + OFF_NEXT) == page_no:
+        return "sibling link to itself"
+    n = page_nrecs(p)
+    top = rd16(p + OFF_HEAP_TOP)
+    garbage = rd16(p + OFF_GARBAGE)
+    if top < HEADER_SIZE or top > ps - SLOT_SIZE * n:
+        return f"heap top {top} and {n} slots overlap or leave the page"
+    if garbage > top - HEADER_SIZE:
+        return f"{garbage} bytes of garbage in a heap of {top - HEADER_SIZE}"
+    for i in range(n):
+        off = rd16(p + ps - SLOT_SIZE * (i + 1))
+        if off < HEADER_SIZE or off > top - REC_HEADER:
+            return f"slot {i} points at {off}, outside the heap [{HEADER_SIZE}, {top})"
+        klen = rd16(p + off)
+        vlen = rd16(p + off + 2)
+        if off + REC_HEADER + klen + vlen > top:
+            return f"record {i} at {off} runs past the heap top {top}"
+        if level > 0:
+            if vlen != 4:
+                return f"record {i} of an internal page has a {vlen}-byte child number"
+            if rd32(p + off + REC_HEADER + klen) == page_no or rd32(p + off + REC_HEADER + klen) == NIL:
+                return f"record {i} points at page {rd32(p + off + REC_HEADER + klen)} as its child"
+            if i == 0 and klen != 0:
+                return "record 0 of an internal page has a key (it must be minus infinity)"
+        if i > 0 and not (level > 0 and i == 1):
+            if key_cmp(p + prev_off + REC_HEADER, prev_klen, p + off + REC_HEADER, klen) >= 0:
+                return f"record {i} is not above record {i - 1}"
+        prev_off, prev_klen = off, klen
+    return None
+
+
 def is_zero(buf):
     """True for a page that was never written (all zero bytes), which has no checksum to verify."""
     return not any(buf)

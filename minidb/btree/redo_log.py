@@ -9,14 +9,25 @@ starting with a 64-byte header (magic, version, the LSN its first group starts a
 files; a file is closed once the next group would take it past ``capacity / LOG_FILES`` bytes, and it is deleted
 once the checkpoint has passed its last group (InnoDB 8.0.30+ does the same with its ``#ib_redoN`` files).
 
+The files form a **chain**: their numbers are consecutive and each file starts at the LSN where the one before it
+ends, so a missing, swapped or truncated middle file is found. A file is synced in full before the next one is
+started, so only the last file can end in a torn write.
+
 **Groups.** One mini-transaction is one group::
 
-    magic u32 | body bytes u32 | start LSN u64 | crc32(body) u32 | records u32 | body (records..., end byte)
+    magic u32 | body bytes u32 | start LSN u64 | crc32(body) u32 | unsynced bytes u32 | body
+
+The unsynced bytes say how far the log was durable when the group was appended (start LSN - unsynced = the synced
+LSN; 2**32 - 1 stands for "at least that far behind"): a group found intact after a damaged one, with a synced LSN
+past the damage, proves the damage hit groups that had been synced.
 
 A client batch is one group, or several when it changes more pages than the pool can keep pinned: all but the last
 end with CONTINUE (and carry the batch's undo), the last with COMMIT. Recovery replays a group only if its header is
-intact, its LSN is the expected one, its crc matches and its last byte is COMMIT or CONTINUE; the first group failing
-any of this is the end of the log. A batch whose COMMIT group is not in the log is rolled back from its undo.
+intact, its LSN is the expected one, its crc matches and its last byte is COMMIT or CONTINUE. The first group failing
+any of this is the end of the log only if it is a torn tail: in the last file, with no intact group after it whose
+synced LSN is past it, and shaped like a torn write (a lost sector, or a group cut by the end of the file; see
+minidb/storage/torn.py). Anything else raises ``CorruptionError`` naming the file and offset. A batch whose COMMIT
+group is not in the log is rolled back from its undo.
 
 **Log buffer.** Groups are appended to an in-memory buffer (``innodb_log_buffer_size``) and written to the file at
 the client commit that ends their batch, when the buffer fills, or when the write-ahead rule needs them on disk; so a
@@ -25,6 +36,10 @@ batch of many groups still costs one log write at commit.
 **Sync policy** (``innodb_flush_log_at_trx_commit``): ``"commit"`` syncs at every client commit, ``("every",
 N)`` at every Nth, ``"none"`` never at commit. Whatever the policy, a page is written only once the log is durable
 up to the page's LSN (``flush_up_to``, the write-ahead rule), which may force a sync.
+
+**Read-only** (``read_only=True``, for a read-only open): recovery reads the log as usual but deletes and cuts
+nothing, and groups appended afterwards (a rollback's, a read's change-buffer merges) stay in memory: ``write`` and
+``sync`` drop the buffer instead of writing it, as a read-only engine's changes are never to be durable.
 
 **Checkpoint** (``redo-checkpoint``): two 512-byte blocks written alternately (InnoDB's checkpoint blocks 1 and
 2), each with a sequence number, the checkpoint LSN, the page size and a crc32. The valid block with the highest
@@ -37,6 +52,7 @@ import struct
 import zlib
 
 from ..errors import CorruptionError
+from ..storage.torn import lost_sector
 from .options import sync_mode
 
 
@@ -48,7 +64,9 @@ class RedoWriteError(OSError):
 def _redo_write_failed(exc: OSError, what: str) -> RedoWriteError:
     return RedoWriteError(exc.errno, f"redo log write failed ({what}): {exc.strerror or exc}", exc.filename)
 
-GROUP = struct.Struct("<IIQII")  # magic, body bytes, start LSN, crc32 of the body, record count
+
+GROUP = struct.Struct("<IIQII")  # magic, body bytes, start LSN, crc32 of the body, bytes not yet synced before it
+UNSYNCED_MAX = 0xFFFFFFFF  # the unsynced field saturates here
 GROUP_MAGIC = 0x4F444552  # b"REDO"
 END_BYTES = (254, 255)  # redo_records.CONTINUE and COMMIT: the last byte of every complete group body
 FILE_HEADER = struct.Struct("<8sIQ")  # magic, version, LSN of the file's first group
@@ -60,7 +78,7 @@ CHECKPOINT_FILE = "redo-checkpoint"
 CHECKPOINT = struct.Struct("<8sQQI")  # magic, sequence number, checkpoint LSN, page size
 CHECKPOINT_MAGIC = b"MDBCKPT1"
 CHECKPOINT_BLOCK = 512
-VERSION = 1
+VERSION = 2  # 2: groups carry the unsynced bytes instead of a record count (files of version 1 are not read)
 
 
 def file_name(number: int) -> str:
@@ -99,8 +117,9 @@ def read_checkpoint(device) -> tuple[int, int, int] | None:
 class RedoLog:
     """The redo log files of one database (see the module docstring)."""
 
-    def __init__(self, device, capacity: int, redo_sync) -> None:
+    def __init__(self, device, capacity: int, redo_sync, read_only: bool = False) -> None:
         self.device = device  # where the files live
+        self.read_only = read_only  # never write, cut or delete a file (see the module docstring)
         self.capacity = capacity  # redo_log_bytes: the checkpoint keeps the log since the checkpoint below this
         self.file_bytes = max(capacity // LOG_FILES, 4096)  # a file is closed once it would pass this size
         self.mode, self.every = sync_mode(redo_sync)  # commit sync policy
@@ -128,18 +147,26 @@ class RedoLog:
         seq, lsn, _ = read_checkpoint(self.device)
         self.checkpoint_seq, self.checkpoint_lsn = seq, lsn
         self._cp_file = self.device.open(CHECKPOINT_FILE, "redo")
-        for name in self.device.list("redo-"):
-            number = _file_number(name)
-            if number is None:
-                continue
+        numbered = sorted((n, name) for name in self.device.list("redo-") if (n := _file_number(name)) is not None)
+        for number, name in numbered:
             f = self.device.open(name, "redo")
             start = self._read_file_header(f)
             if start is None:
-                # A file whose header never reached the disk holds no group: drop it.
-                if self.files and number > self.files[-1][0]:
-                    self.device.delete(name)
+                # A header that never reached the disk (the last file, started just before a crash and never
+                # synced) leaves a file holding nothing durable: drop it. Any other bad header is damage.
+                if number == numbered[-1][0] and self.files and torn_header(f) and not holds_synced_groups(f):
+                    if not self.read_only:
+                        self.device.delete(name)
                     continue
-                raise CorruptionError(f"{name}: bad redo file header")
+                raise CorruptionError(f"{name} offset 0: bad redo file header")
+            if self.files:
+                prev_number, prev_start, _ = self.files[-1]
+                if number != prev_number + 1:
+                    raise CorruptionError(f"redo log: {file_name(prev_number + 1)} is missing (the chain goes from "
+                                          f"{file_name(prev_number)} to {name})")
+                if start <= prev_start:
+                    raise CorruptionError(f"{name} offset 0: starts at LSN {start}, not after {file_name(prev_number)}"
+                                          f" (LSN {prev_start}): redo files out of place")
             self.files.append([number, start, f])
         # What is read back may have been written and never synced (a running engine recovering after an error):
         # nothing of it counts as durable until the files are synced again.
@@ -174,64 +201,65 @@ class RedoLog:
     # -- reading (recovery) ----------------------------------------------------------------------------------------
     def read_groups(self):
         """Yield (start LSN, end LSN, body) of every complete group from the checkpoint on; afterwards ``self.lsn``
-        is the end of the last one and anything after it has been cut off."""
+        is the end of the last one and a torn tail after it has been cut off. CorruptionError for damage that is
+        not a torn tail (see the module docstring)."""
         lsn = self.lsn = self.synced_lsn = self.checkpoint_lsn  # the checkpoint was written after a sync
-        i = max(j for j, (_, start, _) in enumerate(self.files) if start <= lsn)
-        end_file, end_offset = i, None
-        while i < len(self.files):
+        first = max(j for j, (_, start, _) in enumerate(self.files) if start <= lsn)
+        end_offset = None
+        for i in range(first, len(self.files)):
             number, start, f = self.files[i]
-            if i == end_file:
+            name = file_name(number)
+            last = i == len(self.files) - 1
+            if i == first:
                 offset = FILE_HEADER_SIZE + (lsn - start)
             elif start == lsn:
                 offset = FILE_HEADER_SIZE
             else:
-                break  # a gap: the earlier file ended early (its tail was lost)
-            data = f.read(offset, f.size - offset) if f.size > offset else b""
+                raise CorruptionError(f"{name} offset 0: starts at LSN {start}, but {file_name(number - 1)} ends at "
+                                      f"LSN {lsn}: a redo file was cut short or replaced")
+            if f.size < offset:
+                raise CorruptionError(f"{name}: holds {f.size} bytes, but the checkpoint LSN {lsn} is at offset "
+                                      f"{offset}")
+            data = f.read(offset, f.size - offset)
             pos = 0
-            while pos + GROUP.size <= len(data):
-                magic, nbytes, group_lsn, crc, _ = GROUP.unpack_from(data, pos)
-                body_at = pos + GROUP.size
-                body = data[body_at:body_at + nbytes]
-                if (magic != GROUP_MAGIC or group_lsn != lsn or len(body) != nbytes or nbytes == 0
-                        or zlib.crc32(body) != crc or body[-1] not in END_BYTES):
+            while pos < len(data):
+                nbytes = group_at(data, pos, lsn)
+                if nbytes is None:
                     break
+                body = data[pos + GROUP.size:pos + GROUP.size + nbytes]
                 end = lsn + GROUP.size + nbytes
                 self.lsn = end
                 yield lsn, end, body
                 lsn = end
-                pos = body_at + nbytes
-            end_file, end_offset = i, offset + pos
+                pos += GROUP.size + nbytes
             if pos != len(data):
-                break  # garbage (a torn or partial group) ends the log
-            i += 1
+                where = f"{name} offset {offset + pos} (LSN {lsn})"
+                if not last:
+                    raise CorruptionError(f"{where}: damaged redo group in a file that was synced in full before the "
+                                          f"next one started")
+                check_torn_tail(data, pos, lsn, offset, where)
+                end_offset = offset + pos
         self.lsn = lsn
-        self._cut(end_file, end_offset)
-
-    def _cut(self, file_index: int, offset: int | None) -> None:
-        """Make the file at ``file_index`` end at ``offset`` and drop every later file (recovery's end of log)."""
-        for number, _, f in self.files[file_index + 1:]:
-            self.device.delete(file_name(number))
-            if f in self._unsynced:
-                self._unsynced.remove(f)
-        del self.files[file_index + 1:]
-        f = self.files[file_index][2]
-        if offset is not None and f.size > offset:
-            f.truncate(offset)
+        f = self.files[-1][2]
+        if end_offset is not None and f.size > end_offset and not self.read_only:
+            f.truncate(end_offset)  # cut the torn tail off, so that new groups follow the last intact one
+        # (read-only: groups appended later stay in memory, so what follows the end on disk is never read)
 
     # -- writing ---------------------------------------------------------------------------------------------------
-    def append(self, group, nrecords: int) -> tuple[int, int]:
+    def append(self, group) -> tuple[int, int]:
         """Append one group to the log buffer; returns its (start, end) LSNs.
 
         ``group`` is a writable buffer: GROUP.size bytes left free for the header, then the body (the records,
         ending with COMMIT or CONTINUE). The header is filled in here.
         """
         body = memoryview(group)[GROUP.size:]
-        GROUP.pack_into(group, 0, GROUP_MAGIC, len(body), self.lsn, zlib.crc32(body), nrecords)
         number, start, f = self.files[-1]
         size = f.size + len(self._buffer)
-        if size > FILE_HEADER_SIZE and size + len(group) > self.file_bytes:
-            self.write()
+        if not self.read_only and size > FILE_HEADER_SIZE and size + len(group) > self.file_bytes:
+            self.sync()  # a file is complete and durable before its successor starts (only the last can be torn)
             self._new_file(number + 1, self.lsn)
+        unsynced = min(self.lsn - self.synced_lsn, UNSYNCED_MAX)
+        GROUP.pack_into(group, 0, GROUP_MAGIC, len(body), self.lsn, zlib.crc32(body), unsynced)
         self._buffer += group
         begin = self.lsn
         self.lsn += len(group)
@@ -244,6 +272,9 @@ class RedoLog:
         """Write the log buffer to the last file, in one write (not synced)."""
         if not self._buffer:
             return
+        if self.read_only:
+            self._buffer.clear()
+            return
         f = self.files[-1][2]
         try:
             f.append(self._buffer)
@@ -253,10 +284,10 @@ class RedoLog:
         if f not in self._unsynced:
             self._unsynced.append(f)
 
-    def commit(self, group, nrecords: int) -> tuple[int, int]:
+    def commit(self, group) -> tuple[int, int]:
         """Append the group that ends a client batch, write the log buffer, and sync if the policy says so.
         ``group`` None: a batch that changed nothing, whose commit writes (and syncs) the groups before it."""
-        lsns = self.append(group, nrecords) if group is not None else (self.lsn, self.lsn)
+        lsns = self.append(group) if group is not None else (self.lsn, self.lsn)
         self.commits += 1
         try:
             self.write()
@@ -289,8 +320,9 @@ class RedoLog:
     def sync(self) -> None:
         """Make every group appended so far durable."""
         self.write()
-        for f in self._unsynced:
-            f.sync()
+        if not self.read_only:
+            for f in self._unsynced:
+                f.sync()
         self._unsynced.clear()
         self.synced_lsn = self.lsn
 
@@ -339,3 +371,66 @@ class RedoLog:
     def file_names(self) -> list[str]:
         """The redo files, oldest first."""
         return [file_name(number) for number, _, _ in self.files]
+
+
+def group_at(data: bytes, pos: int, lsn: int) -> int | None:
+    """Body bytes of the intact group at ``data[pos]`` that should start at ``lsn``, or None if there is none."""
+    if pos + GROUP.size > len(data):
+        return None
+    magic, nbytes, group_lsn, crc, _ = GROUP.unpack_from(data, pos)
+    body_at = pos + GROUP.size
+    if magic != GROUP_MAGIC or group_lsn != lsn or nbytes == 0 or nbytes > len(data) - body_at:
+        return None
+    body = data[body_at:body_at + nbytes]
+    if zlib.crc32(body) != crc or body[-1] not in END_BYTES:
+        return None
+    return nbytes
+
+
+def _magic_offsets(data: bytes, start: int):
+    """Every offset from ``start`` on where a group header could begin (its magic number is there)."""
+    magic = GROUP_MAGIC.to_bytes(4, "little")
+    at = data.find(magic, start)
+    while 0 <= at <= len(data) - GROUP.size:
+        yield at
+        at = data.find(magic, at + 1)
+
+
+def check_torn_tail(data: bytes, pos: int, lsn: int, base: int, where: str) -> None:
+    """CorruptionError unless the bytes from ``data[pos]`` (group LSN ``lsn``, file offset ``base + pos``) to the
+    end of the last file are a torn tail: no intact group after them says they were synced, and they look torn."""
+    for at in _magic_offsets(data, pos + 1):
+        if group_at(data, at, lsn + at - pos) is not None:
+            _, _, group_lsn, _, unsynced = GROUP.unpack_from(data, at)
+            synced = group_lsn - unsynced if unsynced < UNSYNCED_MAX else 0
+            if synced > lsn:
+                raise CorruptionError(f"{where}: damaged redo group, and the intact group at offset {base + at} "
+                                      f"was appended once the log was synced to LSN {synced}: the damage hit "
+                                      f"synced groups")
+    if lost_sector(data, pos, base):
+        return
+    if pos + GROUP.size <= len(data):
+        nbytes = GROUP.unpack_from(data, pos)[1]
+        if nbytes <= len(data) - pos - GROUP.size:
+            raise CorruptionError(f"{where}: damaged redo group, and the damage is not a torn write (no sector "
+                                  f"lost, the group is not cut by the end of the file)")
+
+
+def holds_synced_groups(f) -> bool:
+    """Whether file ``f`` holds an intact group appended after the file had been synced (its header with it).
+
+    A group at file offset ``at`` starting at LSN ``g`` puts the file's start at ``g - (at - FILE_HEADER_SIZE)``;
+    its synced LSN ``g - unsynced`` is past that start only if a sync covered this file, header included.
+    """
+    data = f.read(0, f.size)
+    for at in _magic_offsets(data, 0):
+        _, _, group_lsn, _, unsynced = GROUP.unpack_from(data, at)
+        if group_at(data, at, group_lsn) is not None and unsynced < at - FILE_HEADER_SIZE:
+            return True
+    return False
+
+
+def torn_header(f) -> bool:
+    """Whether the file header of ``f`` looks torn (short, or a lost sector in it) rather than damaged."""
+    head = f.read(0, min(f.size, FILE_HEADER_SIZE))
+    return len(head) < FILE_HEADER_SIZE or lost_sector(head, 0)

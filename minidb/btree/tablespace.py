@@ -1,8 +1,9 @@
 """The tablespace: the data file holding every page of every tree at ``page_no * page_size``.
 
 Every read is checked: a page whose checksum does not match its bytes (a torn or corrupted write) or that carries
-another page's number (a write that went to the wrong place) raises ``CorruptionError`` naming the file and the
-page, so damaged bytes are never read as data. An all-zero page was never written (a page allocated past the end
+another page's number (a write that went to the wrong place) or whose structure is malformed despite a right
+checksum (``page.structure_error``: offsets outside the page, keys out of order, links to itself) raises
+``CorruptionError`` naming the file and the page, so damaged bytes are never read as data. An all-zero page was never written (a page allocated past the end
 of what reached the disk) and has no checksum to check; reading past the end of the file gives such a page too.
 
 **Growing.** A page gets its room in the file when it is allocated (``extend``), not when it is first written back,
@@ -11,6 +12,9 @@ page. So a full disk is met by the statement that needs the page, which gets ``T
 1114, "The table is full") and is rolled back, while page writes, which happen later in the background, never run
 out of space. (InnoDB extends by whole extents; here the file grows by the page allocated, so the sizes other
 chapters report are the pages in use.)
+
+A read-only tablespace (a read-only open) never writes its file: page writes (doublewrite repairs, pages evicted
+after recovery changed them) go to an in-memory overlay that later reads see, and are lost at close.
 """
 
 from __future__ import annotations
@@ -26,10 +30,13 @@ FILE = "tablespace.ibd"
 class Tablespace:
     """Page-sized reads and writes of the data file, with checksums."""
 
-    def __init__(self, device, page_size: int, create: bool = False) -> None:
+    def __init__(self, device, page_size: int, create: bool = False, read_only: bool = False) -> None:
         self.device = device  # where the file lives
         self.page_size = page_size  # bytes per page
+        if not create and not device.exists(FILE):
+            raise CorruptionError(f"{FILE} is missing: the redo checkpoint says a database is here")
         self.file = device.open(FILE, "data", create=create)  # the data file
+        self.overlay: dict[int, bytes] | None = {} if read_only else None  # read-only: page writes kept here
 
     def read_page(self, page_no: int) -> bytearray:
         """The page's bytes, checked (see the module docstring)."""
@@ -39,6 +46,8 @@ class Tablespace:
 
     def _read(self, page_no: int) -> bytes | None:
         """The page's bytes, zero-padded if the file ends inside it (a torn extension); None past the end."""
+        if self.overlay is not None and page_no in self.overlay:
+            return self.overlay[page_no]
         offset = page_no * self.page_size
         size = self.file.size
         if offset >= size:
@@ -57,6 +66,9 @@ class Tablespace:
         found = pg.Page(bytearray(buf)).page_no
         if found != page_no:
             raise CorruptionError(f"{FILE} page {page_no}: holds page {found} (a misdirected write)")
+        problem = pg.structure_error(buf, page_no)
+        if problem is not None:
+            raise CorruptionError(f"{FILE} page {page_no}: checksum right but malformed: {problem}")
 
     def valid(self, page_no: int, buf) -> bool:
         """True if ``buf`` passes ``check`` for ``page_no``."""
@@ -72,6 +84,9 @@ class Tablespace:
 
     def write_page(self, page_no: int, data: bytes) -> None:
         """Write one page image (its checksum already stamped) at its home position."""
+        if self.overlay is not None:
+            self.overlay[page_no] = bytes(data)
+            return
         self.file.write(page_no * self.page_size, data)
 
     def extend(self, pages: int) -> None:
@@ -88,9 +103,11 @@ class Tablespace:
 
     def sync(self) -> None:
         """Make the page writes so far durable."""
-        self.file.sync()
+        if self.overlay is None:
+            self.file.sync()
 
     @property
     def size(self) -> int:
-        """Bytes of the data file."""
-        return self.file.size
+        """Bytes of the data file (with a read-only overlay: as if its pages had been written)."""
+        pages = max(self.overlay, default=-1) + 1 if self.overlay else 0
+        return max(self.file.size, pages * self.page_size)

@@ -72,6 +72,10 @@ class BTree(TreeCore):
         if page.type != pg.INDEX_PAGE or page.index_id != self.index_id or not page.is_leaf:
             raise CorruptionError(f"index {self.name!r}: leaf link leads to page {frame.page_no}, "
                                   f"which is not a leaf of this index")
+        if next_page is not None and page.nrecs and page.key(0) <= key:
+            # Keys rise along the leaf chain: a link back (a cycle) would otherwise make the scan loop forever.
+            raise CorruptionError(f"index {self.name!r}: leaf link leads to page {frame.page_no}, whose first key "
+                                  f"is not above the keys before it")
         pos, found = page.search(key)
         if exclusive and found:
             pos += 1

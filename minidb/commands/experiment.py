@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .. import experiments, scale as scales
 from ..experiments import executors
+from . import output_file
 
 EXPERIMENT_NAME = re.compile(r"^(f\d+)_\w+$")  # f<finding number>_<topic>
 
@@ -58,7 +59,7 @@ def register(subparsers) -> None:
     p.add_argument("name", metavar="NAME", help="the finding (e.g. f1) or the module's full name")
     p.add_argument("--scale", choices=scales.SCALES,
                    help=f"experiment size (default: ${scales.ENV} or {scales.DEFAULT})")
-    p.add_argument("--out", type=Path, metavar="FILE.csv", help="where to write the results (default: NAME.csv, "
+    p.add_argument("--out", type=output_file, metavar="FILE.csv", help="where to write the results (default: NAME.csv, "
                    "with the module's full name)")
     p.add_argument("--executor", metavar="WHERE",
                    help=f"where the sweep's points run: 'processes' (this machine's cores), 'serial', or a Dask "
@@ -75,11 +76,16 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"minidb experiment: error: {e}", file=sys.stderr)
         return 2
+    out = args.out if args.out is not None else Path(f"{module_name}.csv")
+    try:
+        output_file(str(out))  # the default too, before the experiment runs
+    except argparse.ArgumentTypeError as e:
+        print(f"minidb experiment: error: {e}", file=sys.stderr)
+        return 2
     if args.executor is not None:
         os.environ[executors.ENV] = args.executor  # every sweep of the experiment reads it (see executors.from_env)
     module = importlib.import_module(f"{experiments.__name__}.{module_name}")
     frame = module.run(scale=args.scale)
-    out = args.out if args.out is not None else Path(f"{module_name}.csv")
     out.parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(out, index=False)
     print(f"{module_name} at scale {scales.current(args.scale)}: {len(frame)} rows, "

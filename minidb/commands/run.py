@@ -8,6 +8,11 @@
 Every workload takes the engine options (``--engine``, ``--cache``, ``--seed``, ``--device``, ``--scale``) and
 ``--json``; each adds its own size options (rows, transactions, ...), which default to the scale's sizes
 (``minidb.scale``). The summary's fields are explained in ``minidb.workloads.driver``.
+
+Every size and count has an upper bound, checked with the arguments before any work (``--help`` shows them): the
+simulated device keeps every byte in memory, so ``--rows 1e12`` would run until memory runs out. The bounds are
+well above the ``large`` scale: rows and nodes 5x its largest (20 million iibench rows), transactions and requests
+50x (200,000), warehouses 10x (10).
 """
 
 from __future__ import annotations
@@ -19,9 +24,19 @@ import sys
 from dataclasses import dataclass
 
 from .. import engines, scale as scales
-from ..units import count_arg, size_arg
+from ..units import TIB, count_in, int_in, size_in
 
 DEVICE_CHOICES = ("nvme", "slow-ssd", "gp2", "io1")  # minidb.storage.models.PRESETS
+# Upper bounds of the command line's sizes (see the module docstring for why these values).
+MAX_ROWS = 100_000_000  # rows, nodes
+MAX_OPS = 10_000_000  # transactions, requests
+MAX_WAREHOUSES = 100
+MAX_TABLES = 64  # sysbench tables
+MAX_QUERY_THREADS = 64  # the insert benchmark's query threads (seed 000 ran up to 16 clients)
+MAX_CACHE_BYTES = TIB  # buffer pool or block cache; the seeds' largest is 100 GB
+MAX_SEED = 2**32 - 1  # numpy's generators take any int; 32 bits keep seeds printable and portable
+ROWS = count_in(1, MAX_ROWS)
+OPS = count_in(1, MAX_OPS)
 
 
 @dataclass(frozen=True)
@@ -30,7 +45,7 @@ class Option:
 
     flag: str  # e.g. "--rows"
     keyword: str  # the workload function's parameter, e.g. "table_size"
-    type: object  # argparse type: count_arg, int, str
+    type: object  # argparse type: a bounded count or int (minidb.units), or str
     help: str  # shown by --help
     choices: tuple | None = None  # allowed values, if a closed set
 
@@ -46,24 +61,28 @@ class Workload:
 
 WORKLOADS = {
     "insert-benchmark": Workload("insert_benchmark", "iibench: PK-order inserts with 3 secondary indexes (seed 000)", (
-        Option("--rows", "rows", count_arg, "rows inserted, e.g. 1e6 (default: the scale's)"),
-        Option("--secondary-indexes", "secondary_indexes", int, "secondary indexes, 0 to 3 (default 3)"),
-        Option("--query-threads", "query_threads", int, "query threads doing PK lookups and range scans (default 0)"),
+        Option("--rows", "rows", ROWS, f"rows inserted, e.g. 1e6, at most {MAX_ROWS:,} (default: the scale's)"),
+        Option("--secondary-indexes", "secondary_indexes", int_in(0, 3), "secondary indexes, 0 to 3 (default 3)"),
+        Option("--query-threads", "query_threads", int_in(0, MAX_QUERY_THREADS),
+               f"query threads doing PK lookups and range scans, 0 to {MAX_QUERY_THREADS} (default 0)"),
     )),
     "sysbench": Workload("sysbench", "sysbench OLTP: point-select, read-write, update-index, insert", (
-        Option("--rows", "table_size", count_arg, "rows per table (default: the scale's)"),
-        Option("--transactions", "transactions", count_arg, "events in the measured phase (default: the scale's)"),
+        Option("--rows", "table_size", ROWS, f"rows per table, at most {MAX_ROWS:,} (default: the scale's)"),
+        Option("--transactions", "transactions", OPS,
+               f"events in the measured phase, at most {MAX_OPS:,} (default: the scale's)"),
         Option("--mode", "mode", str, "the OLTP test (default read-write)",
                ("point-select", "read-write", "update-index", "insert")),
-        Option("--tables", "tables", int, "tables (default 1)"),
+        Option("--tables", "tables", int_in(1, MAX_TABLES), f"tables, 1 to {MAX_TABLES} (default 1)"),
     )),
     "tpcc": Workload("tpcc", "TPC-C-lite: new-order and payment transactions (seeds 001, 003)", (
-        Option("--warehouses", "warehouses", count_arg, "warehouses loaded (default: the scale's)"),
-        Option("--transactions", "transactions", count_arg, "transactions measured (default: the scale's)"),
+        Option("--warehouses", "warehouses", count_in(1, MAX_WAREHOUSES),
+               f"warehouses loaded, 1 to {MAX_WAREHOUSES} (default: the scale's)"),
+        Option("--transactions", "transactions", OPS,
+               f"transactions measured, at most {MAX_OPS:,} (default: the scale's)"),
     )),
     "linkbench": Workload("linkbench", "Linkbench-lite: nodes and links of a social graph (seed 002)", (
-        Option("--nodes", "nodes", count_arg, "nodes loaded (default: the scale's)"),
-        Option("--requests", "requests", count_arg, "requests measured (default: the scale's)"),
+        Option("--nodes", "nodes", ROWS, f"nodes loaded, at most {MAX_ROWS:,} (default: the scale's)"),
+        Option("--requests", "requests", OPS, f"requests measured, at most {MAX_OPS:,} (default: the scale's)"),
     )),
 }
 
@@ -72,9 +91,11 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
     """The options that choose and size an engine, shared by ``run`` and ``stats``."""
     p.add_argument("--engine", choices=engines.NAMES, default=engines.DEFAULT,
                    help=f"the engine (default {engines.DEFAULT})")
-    p.add_argument("--cache", type=size_arg, metavar="SIZE",
-                   help="buffer pool or block cache, e.g. 64MiB or 1GB (default: the scale's IO-bound cache)")
-    p.add_argument("--seed", type=int, default=0, help="random seed; the same seed gives the same result (default 0)")
+    p.add_argument("--cache", type=size_in(1, MAX_CACHE_BYTES), metavar="SIZE",
+                   help="buffer pool or block cache, e.g. 64MiB or 1GB, at most 1 TiB (default: the scale's IO-bound "
+                   "cache)")
+    p.add_argument("--seed", type=int_in(0, MAX_SEED), default=0,
+                   help=f"random seed, 0 to {MAX_SEED}; the same seed gives the same result (default 0)")
     p.add_argument("--scale", choices=scales.SCALES,
                    help=f"sizes used for options not given (default: ${scales.ENV} or {scales.DEFAULT})")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")

@@ -2,11 +2,17 @@
 
     minidb stats --engine lsm --rows 2e4        # load iibench rows into a fresh in-memory device, then report
     minidb stats --engine btree --json
-    minidb stats --dir /path/to/db              # open the database kept there (recovering it) and report
+    minidb stats --dir /path/to/db              # open the database kept there, read-only, and report
 
 For the LSM the report ends with RocksDB's "Compaction Stats" table of every column family (files and bytes per
 level, bytes read and written by compaction, write amplification); for the B+tree it has one line per index
 (height, leaf and internal pages, records, how full the leaves are), then the engine's counters.
+
+``--dir`` opens the database read-only (``read_only=True``): recovery replays the log into memory, and not one
+file is created, written or deleted, so the command is safe on a database another process has open (it then
+reports the state as of the last sync). Exit codes: 0 reported; 2 bad arguments, including a directory with no
+minidb files at all; 1 the database there could not be read: damaged, or missing the file that makes it a database
+(``CURRENT`` or ``redo-checkpoint``), or unreadable. Each error is one line.
 """
 
 from __future__ import annotations
@@ -16,8 +22,9 @@ import sys
 from pathlib import Path
 
 from .. import engines
-from ..units import count_arg, format_size
-from .run import add_engine_options, format_value, print_record
+from ..errors import CorruptionError
+from ..units import count_in, format_size
+from .run import MAX_ROWS, add_engine_options, format_value, print_record
 
 LOAD_ROWS_PER_COMMIT = 1000  # iibench's --rows_per_commit
 STATS_UNITS = ("KB", "MB", "GB")  # size units of the compaction stats table
@@ -32,8 +39,8 @@ def register(subparsers) -> None:
         "shape and the buffer pool's counters for the B+tree.",
     )
     add_engine_options(p)
-    p.add_argument("--rows", type=count_arg, help="rows loaded before reporting (default: the tiny insert "
-                   "benchmark's)")
+    p.add_argument("--rows", type=count_in(1, MAX_ROWS), help=f"rows loaded before reporting, at most {MAX_ROWS:,} "
+                   "(default: the tiny insert benchmark's)")
     p.add_argument("--dir", type=Path, metavar="DIR", help="report on the database in DIR instead of loading one "
                    "(its engine is recognised from its files)")
     p.add_argument("--unit", choices=STATS_UNITS, default="MB", help="size unit of the compaction table (default MB)")
@@ -41,7 +48,8 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the stats; exit code 2 on a bad value or a directory without a database."""
+    """Print the stats; exit code 2 on a bad value or a directory without a database, 1 if the database there
+    cannot be read (see the module docstring)."""
     try:
         if args.dir is not None:
             engine, name, device = _open_dir(args)
@@ -52,6 +60,9 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"minidb stats: error: {e}", file=sys.stderr)
         return 2
+    except (CorruptionError, OSError) as e:
+        print(f"minidb stats: error: --dir {args.dir}: cannot read the database: {_one_line(e)}", file=sys.stderr)
+        return 1
     try:
         report = _report(engine, name, device, args.unit)
     finally:
@@ -66,6 +77,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _one_line(e: BaseException) -> str:
+    """The error's message on one line (the command prints exactly one)."""
+    return " ".join(str(e).split()) or type(e).__name__
+
+
 def _open_dir(args: argparse.Namespace):
     """Open the database in ``args.dir`` with the engine its files belong to."""
     from ..storage import DirDevice
@@ -76,9 +92,13 @@ def _open_dir(args: argparse.Namespace):
     found = engines.detect(device.list())
     if found is None:
         device.close()
-        raise ValueError(f"--dir {args.dir}: no minidb database there (no LSM CURRENT file, no B+tree tablespace)")
+        raise ValueError(f"--dir {args.dir}: no minidb database there (no file of the LSM or of the B+tree)")
     spec = engines.get(found)
-    return spec.open(device, **spec.cache_options(args.cache)), found, device
+    try:
+        return spec.open(device, read_only=True, **spec.cache_options(args.cache)), found, device
+    except BaseException:
+        device.close()
+        raise
 
 
 def _load(args: argparse.Namespace):
@@ -87,8 +107,6 @@ def _load(args: argparse.Namespace):
     from ..workloads.insert_benchmark import RowGenerator, insert_rows, schema, sized_driver
 
     rows = scales.insert_benchmark("tiny").rows if args.rows is None else args.rows
-    if rows < 1:
-        raise ValueError(f"--rows must be at least 1, got {rows}")
     drv = sized_driver(args.engine, rows, args.cache, args.seed, scale=args.scale)
     insert_rows(drv, drv.table(schema()), RowGenerator(args.seed), rows, LOAD_ROWS_PER_COMMIT)
     args.rows_loaded = rows

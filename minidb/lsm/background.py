@@ -42,6 +42,8 @@ class BackgroundMixin:
 
     # -- read-only state ---------------------------------------------------------------------------------------
     def _read_only_error(self) -> ReadOnlyError:
+        if self.read_only:
+            return ReadOnlyError("the LSM engine was opened with read_only=True: it refuses writes")
         return ReadOnlyError(f"the LSM engine refuses writes after a background error: {self._bg_error}; "
                              f"free space, then call resume()")
 

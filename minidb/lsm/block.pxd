@@ -14,6 +14,7 @@ cdef class Block:
     cdef readonly bint internal_keys  # True: keys are internal keys (data and index blocks); False: plain bytes
 
     cdef uint32_t restart_point(self, uint32_t i) noexcept
+    cdef int validate(self) except -1
 
 
 cdef class BlockIter(InternalIterator):

@@ -5,15 +5,22 @@ A ``Block`` wraps the decompressed bytes of a block and checks its restart array
 rebuilding each key from the shared prefix of the previous one, and seeks by binary search over the restart points
 (whose keys are stored whole) followed by a short linear scan. Malformed bytes raise ``CorruptionError`` naming the
 block's origin (file and offset), never a crash or a wrong answer.
+
+A block's checksum only proves the bytes are the ones written; a block written wrong (or forged with a valid
+checksum) must not make the iterator read outside the block or loop. So ``Block`` checks the whole structure once,
+when it is made from the bytes read (it then sits in the block cache): every entry decodes inside the entries area,
+with arithmetic that cannot wrap (a length is compared with the room left, never added to another length); a shared
+prefix is never longer than the previous key; keys are strictly ascending under the block's comparator (internal
+keys at least 8 bytes long); restart points are ascending entry boundaries starting at 0, each with no shared prefix.
 """
 
 from libc.stdint cimport uint32_t, uint64_t
 
 from minidb.errors import CorruptionError
 
-from .buffer cimport buf_append, buf_free, buf_init, buf_reserve
+from .buffer cimport Buffer, buf_append, buf_free, buf_init, buf_reserve
 from minidb.coding cimport get_varint64, load_le32
-from .dbformat cimport compare_internal, compare_user
+from .dbformat cimport TRAILER_SIZE, compare_internal, compare_user
 
 
 cdef class Block:
@@ -31,6 +38,76 @@ cdef class Block:
         if self.nrestarts == 0 or <uint64_t>self.nrestarts * 4 + 4 > <uint64_t>n:
             raise CorruptionError(f"bad restart count {self.nrestarts} in a block of {n} bytes in {origin}")
         self.restart_offset = n - 4 - 4 * <Py_ssize_t>self.nrestarts
+        self.validate()
+
+    cdef int validate(self) except -1:
+        """CorruptionError unless the entries and the restart array have the structure the module docstring says."""
+        cdef const unsigned char* base = self.ptr
+        cdef const unsigned char* limit = base + self.restart_offset
+        cdef const unsigned char* p = base
+        cdef uint64_t shared, non_shared, vlen, room
+        cdef Buffer prev, cur, tmp
+        cdef uint32_t next_restart = 0, r = 0
+        cdef Py_ssize_t offset
+        cdef int cmp
+        cdef str err = None
+        if self.restart_point(0) != 0:
+            raise CorruptionError(f"first restart point is not 0, in the block at {self.origin}")
+        buf_init(&prev)
+        buf_init(&cur)
+        try:
+            while p < limit:
+                offset = p - base
+                p = get_varint64(p, limit, &shared)
+                if p != NULL:
+                    p = get_varint64(p, limit, &non_shared)
+                if p != NULL:
+                    p = get_varint64(p, limit, &vlen)
+                if p == NULL:
+                    err = f"bad entry at offset {offset}: malformed header"
+                    break
+                room = <uint64_t>(limit - p)
+                if shared > <uint64_t>prev.len or non_shared > room or vlen > room - non_shared:
+                    err = f"bad entry at offset {offset}: reaches outside the block"
+                    break
+                if r < self.nrestarts:
+                    next_restart = self.restart_point(r)
+                    if next_restart < <uint32_t>offset:
+                        err = f"restart point {r} at {next_restart} is not an entry boundary"
+                        break
+                    if next_restart == <uint32_t>offset:
+                        if shared != 0:
+                            err = f"restart point {r} at {offset} has a shared prefix"
+                            break
+                        r += 1
+                cur.len = 0
+                buf_append(&cur, prev.data, <Py_ssize_t>shared)
+                buf_append(&cur, p, <Py_ssize_t>non_shared)
+                if self.internal_keys and cur.len < TRAILER_SIZE:
+                    err = f"internal key of {cur.len} bytes at offset {offset} (under {TRAILER_SIZE})"
+                    break
+                if offset > 0:
+                    if self.internal_keys:
+                        cmp = compare_internal(prev.data, prev.len, cur.data, cur.len)
+                    else:
+                        cmp = compare_user(prev.data, prev.len, cur.data, cur.len)
+                    if cmp >= 0:
+                        err = f"key at offset {offset} is not above the key before it"
+                        break
+                p += non_shared + vlen
+                tmp = prev
+                prev = cur
+                cur = tmp
+            # Every restart point was met at an entry (an empty block has the one restart point 0).
+            if err is None and r != self.nrestarts and not (r == 0 and self.nrestarts == 1
+                                                             and self.restart_point(0) == 0):
+                err = f"{self.nrestarts - r} restart points are not entry boundaries"
+        finally:
+            buf_free(&prev)
+            buf_free(&cur)
+        if err is not None:
+            raise CorruptionError(f"{err}, in the block at {self.origin}")
+        return 0
 
     cdef uint32_t restart_point(self, uint32_t i) noexcept:
         return load_le32(self.ptr + self.restart_offset + 4 * i)
@@ -81,8 +158,8 @@ cdef class BlockIter(InternalIterator):
             p = get_varint64(p, limit, &non_shared)
         if p != NULL:
             p = get_varint64(p, limit, &vlen)
-        if (p == NULL or shared > <uint64_t>self.keybuf.len
-                or non_shared + vlen > <uint64_t>(limit - p)):
+        if (p == NULL or shared > <uint64_t>self.keybuf.len or non_shared > <uint64_t>(limit - p)
+                or vlen > <uint64_t>(limit - p) - non_shared):  # never add two lengths: the sum could wrap
             self.valid = False
             raise CorruptionError(f"bad entry at offset {offset} of the block in {self.block.origin}")
         self.keybuf.len = <Py_ssize_t>shared

@@ -81,16 +81,26 @@ class LSMEngine(BackgroundMixin, Engine):
         self._obsolete: set[int] = set()  # compacted SSTs to delete when their last scan ends
         self._last_write_memory = 0  # bytes held at the peak of the last commit: the batch plus its memtable copy
         self.closed = False  # True after close()
-        opened = recover(device, db, cf_options, self.counters, self._job_context)  # recovery.py
+        self.read_only = db.read_only  # opened for reading only: every write raises ReadOnlyError
+        # One writer per database: a read-write open holds the device's LOCK until close (a read-only one writes
+        # nothing, so it needs none, as RocksDB's OpenForReadOnly).
+        self._lock = None if self.read_only else device.lock()
+        try:
+            opened = recover(device, db, cf_options, self.counters, self._job_context)  # recovery.py
+        except BaseException:
+            if self._lock is not None:
+                self._lock.release()
+            raise
         self.vs: VersionSet = opened.vs  # the MANIFEST: every family's files, the keyspaces, file numbers
         self.cfs: dict = opened.cfs  # column family id -> ColumnFamily
         self._memtables: list = opened.memtables  # active memtable per column family id (apply_batch's view)
         self._ks_table: dict[str, tuple[int, bytes]] = opened.keyspaces  # keyspace -> (cf id, 4-byte key prefix)
         self.last_sequence: int = opened.last_sequence  # sequence number of the last write applied
-        self.wal: WalWriter = opened.wal  # the WAL being written
+        self.wal: WalWriter | None = opened.wal  # the WAL being written (None when read_only)
         self.recovery: dict = opened.recovery  # what the open's WAL replay did (wal_recovery.ReplayReport.as_dict())
-        self._wal_numbers = [self.wal.number]  # WAL files on the device, oldest first
-        self._run_background()
+        self._wal_numbers = opened.wal_numbers  # WAL files on the device, oldest first
+        if not self.read_only:
+            self._run_background()
 
     # -- keyspaces ----------------------------------------------------------------------------------------------
     def keyspaces(self) -> list[str]:
@@ -149,6 +159,8 @@ class LSMEngine(BackgroundMixin, Engine):
         self._check_open()
         if not batch.ops:
             return
+        if self.read_only:
+            raise self._read_only_error()
         try:
             self._write(batch)
         except (OSError, ReadOnlyError) as exc:
@@ -331,6 +343,7 @@ class LSMEngine(BackgroundMixin, Engine):
             reader = TableReader(self.device, sst_name(f.number), f.number, f.size, cache=self.cache,
                                  policy=cf.policy, cache_meta=cf.options.cache_index_and_filter_blocks,
                                  work=self.counters)
+            reader.check_meta(f)
             self._tables[f.number] = reader
         return reader
 
@@ -412,7 +425,7 @@ class LSMEngine(BackgroundMixin, Engine):
         again (e.g. the disk is still full). A no-op when there is no background error."""
         self._check_open()
         if self._bg_error is None:
-            return
+            return  # (a read_only engine never has one)
         self._bg_error = None
         self._needs_schedule = True
         self._run_background()
@@ -427,8 +440,8 @@ class LSMEngine(BackgroundMixin, Engine):
         """
         if self.closed:
             return
-        if self._stopped is not None:
-            self._release_files()  # a stopped engine is a dead process: it writes nothing more
+        if self._stopped is not None or self.read_only:
+            self._release_files()  # a stopped engine is a dead process, a read-only one wrote nothing: no writes
             return
         try:
             if self._bg_error is None:
@@ -444,11 +457,14 @@ class LSMEngine(BackgroundMixin, Engine):
 
     def _release_files(self) -> None:
         self.closed = True
-        self.wal.close()
+        if self.wal is not None:
+            self.wal.close()
         self.vs.close()
         for reader in self._tables.values():
             reader.close()
         self._tables.clear()
+        if self._lock is not None:
+            self._lock.release()
 
     # -- statistics -------------------------------------------------------------------------------------------------
     def work(self) -> dict[str, int]:
@@ -541,7 +557,7 @@ class LSMEngine(BackgroundMixin, Engine):
 
     def _check_writable(self) -> None:
         self._check_open()
-        if self._bg_error is not None:
+        if self._bg_error is not None or self.read_only:
             raise self._read_only_error()
 
     def __repr__(self) -> str:

@@ -93,6 +93,13 @@ class DBOptions:
     # Objects told of every installed flush and compaction (RocksDB's EventListener): each has
     # on_flush_completed(engine, job) and/or on_compaction_completed(engine, job), see background.py.
     listeners: tuple = ()
+    create_if_missing: bool = True  # create a database where there is none (False: DatabaseMissingError)
+    error_if_exists: bool = False  # DatabaseExistsError if the device already holds a database
+    read_only: bool = False  # open for reading only (RocksDB's OpenForReadOnly): no file is written or deleted
+    # Replay the WALs into the memtables and keep them until the next flush, instead of flushing them to L0 during
+    # recovery, so a reopen needs no free space for its WALs' worth of SSTs. RocksDB's default is False; here True,
+    # because a database must reopen on a full disk (seed 004's disk-full chapter).
+    avoid_flush_during_recovery: bool = True
 
 
 LISTENER_METHODS = ("on_flush_completed", "on_compaction_completed")  # what a listener may implement
@@ -170,7 +177,9 @@ def check_db(db: DBOptions) -> None:
     _check_int("delayed_write_rate", db.delayed_write_rate, 1)
     _check_int("compaction_readahead_size", db.compaction_readahead_size, 1)
     _check_int("writable_file_max_buffer_size", db.writable_file_max_buffer_size, 1)
-    _check_bool("reproduce_2018_disk_full_bug", db.reproduce_2018_disk_full_bug)
+    for name in ("reproduce_2018_disk_full_bug", "create_if_missing", "error_if_exists", "read_only",
+                 "avoid_flush_during_recovery"):
+        _check_bool(name, getattr(db, name))
     if isinstance(db.listeners, list):
         object.__setattr__(db, "listeners", tuple(db.listeners))
     if not isinstance(db.listeners, tuple):

@@ -3,45 +3,60 @@
 Recovery, all of its IO attributed to the cause ``recovery``:
 
 1. Read CURRENT and the MANIFEST it names: the file set of every column family, the keyspaces, the counters.
-   Without CURRENT the device holds no database yet (or only the debris of a creation that crashed): create one.
+   Without CURRENT the device holds no database, and a new one is created (``create_if_missing``), but only where
+   nothing could be lost: an empty device, or the debris of a creation that crashed before CURRENT existed (the
+   first MANIFEST and ``CURRENT.tmp``, which hold no data). SSTs, WALs or other files without CURRENT are a
+   database that lost its CURRENT: ``NotADatabaseError``, never an empty database over them.
 2. Delete what no durable state names: SSTs absent from every version (outputs of jobs that crashed before their
-   MANIFEST edit), other MANIFESTs, a stray ``CURRENT.tmp``, WALs older than every family's log number.
+   MANIFEST edit), other MANIFESTs, a stray ``CURRENT.tmp``, WALs older than every family's log number. If the
+   MANIFEST's last edit was torn, unnamed SSTs are kept instead: that edit may have named them, so they are not
+   provably obsolete, and ``minidb repair`` can still salvage them.
 3. Replay the remaining WALs in order into fresh memtables, skipping a family's records in WALs older than its log
    number (already flushed). Damage is met as ``wal_recovery_mode`` says (wal_recovery.py): by default a torn tail
    ends the replay and damage to synced records raises CorruptionError. ``engine.recovery`` reports what happened.
-4. Flush the recovered memtables to L0, write a fresh MANIFEST holding the whole state, point CURRENT to it, then
-   delete the replayed WALs and the old MANIFEST. A crash at any step leaves the old state intact for next time.
+4. With ``avoid_flush_during_recovery`` (the default) the replayed WALs stay, the memtables hold their records
+   until the next flush, and the MANIFEST read in step 1 goes on being appended to: an open that changes nothing
+   durable writes nothing, so a database reopens on a full disk. Where replay stopped in the last WAL (a torn
+   tail, or kPointInTimeRecovery's stop), that WAL is cut there (truncating needs no space), as a WAL followed by a
+   newer one must read cleanly to its end. Replay that skipped damage (kSkipAnyCorruptedRecords) or stopped before
+   the last WAL flushes instead, so the damage is not met again. Flushing: the memtables are flushed to L0, a fresh
+   MANIFEST holding the whole state is written, CURRENT points to it and the replayed WALs and the old MANIFEST are
+   deleted. Either way a new, empty WAL takes the writes from now on. A crash at any step leaves the old state
+   intact for next time.
+
+A ``read_only`` open does steps 1 and 3 only (the WALs are replayed into memory, up to the damage the mode stops
+at): it creates, writes, renames and deletes nothing, and takes no lock, as RocksDB's OpenForReadOnly.
 
 ``recover(...)`` does all of it and returns the state the engine starts from (a ``Recovery``): the version set,
-the column families with their memtables, the keyspaces, the last sequence number and the new WAL.
+the column families with their memtables, the keyspaces, the last sequence number, the new WAL (None read-only)
+and the WAL files on the device.
 """
 
 from __future__ import annotations
 
 import re
 
-from minidb.errors import CorruptionError
+from minidb.errors import CorruptionError, DatabaseExistsError, DatabaseMissingError, NotADatabaseError
 
 from .column_family import ColumnFamily
 from .iterator import MergingIterator
 from .jobs import write_tables
 from .memtable import MemTable
 from .table_outputs import TableOutputs, sst_name
-from .version_set import CURRENT, CURRENT_TMP, CFState, VersionSet, parse_manifest_name
+from .version_set import CURRENT, CURRENT_TMP, CFState, VersionSet, manifest_name, parse_manifest_name
 from .version import Version
 from .wal import WalWriter, replay, wal_name
 from .write_batch import apply_batch
 
 _NUMBERED = re.compile(r"^(\d{6,})\.(sst|log)$")
+# What a creation that crashed before CURRENT existed can leave: the first MANIFEST and the CURRENT it was writing.
+# Neither holds data (the first WAL is created after CURRENT), so deleting them loses nothing.
+CREATION_DEBRIS = (manifest_name(1), CURRENT_TMP)
 
 
 def _numbered(name: str) -> tuple[int, str] | None:
     m = _NUMBERED.match(name)
     return (int(m.group(1)), m.group(2)) if m else None
-
-
-def _ours(name: str) -> bool:
-    return _numbered(name) is not None or parse_manifest_name(name) is not None or name in (CURRENT, CURRENT_TMP)
 
 
 def recover(device, db, cf_options: dict, counters, job_context) -> Recovery:
@@ -74,53 +89,95 @@ class Recovery:
         self.memtables: list = []  # active memtable per column family id
         self.keyspaces: dict[str, tuple[int, bytes]] = {}  # keyspace -> (column family id, 4-byte key prefix)
         self.last_sequence = 0  # sequence number of the last write recovered
-        self.wal: WalWriter | None = None  # the new WAL the engine writes to
+        self.wal: WalWriter | None = None  # the new WAL the engine writes to (None when read_only)
+        self.wal_numbers: list[int] = []  # WAL files on the device, oldest first
         self.recovery: dict = {}  # what the WAL replay did (wal_recovery.ReplayReport.as_dict())
 
     def _job_context(self):
         return self._job_context_for(self.vs, self.cfs)
 
     def _open(self) -> None:
+        read_only = self.db.read_only
         with self.device.stats.cause("recovery"):
             self.vs = VersionSet(self.device)
-            if not self.device.exists(CURRENT):
-                self._create()
-            else:
+            if self._database_exists():
                 self.vs.recover(self._num_levels)
-            self._attach_families()
-            self._remove_orphans()
+            else:
+                self._create()
+            families_added = self._attach_families()
+            if not read_only:
+                self._remove_orphans()
+            self._check_live_files()
             wal_numbers = sorted(n for n, kind in filter(None, map(_numbered, self.device.list())) if kind == "log")
             replayed, report = replay(self.device, wal_numbers, self._replay_record, self.db.wal_recovery_mode)
             self.recovery = report.as_dict()
             self.last_sequence = max(self.vs.last_sequence, replayed)
-            new_wal = self.vs.new_file_number()
-            for cf in self.cfs.values():
-                if cf.mem.entries:
-                    self._recovery_flush(cf)
-                cf.state.log_number = new_wal
-            self.vs.last_sequence = self.last_sequence
-            self.vs.write_new_manifest()
-            for n in wal_numbers:
-                self.device.delete(wal_name(n))
+            if read_only:
+                return
+            keep_wals = self.db.avoid_flush_during_recovery and report.skipped == 0 and (
+                report.stop is None or report.stop[0] == wal_numbers[-1])
+            if keep_wals:
+                if report.stop is not None:
+                    f = self.device.open(wal_name(report.stop[0]), kind="wal")
+                    f.truncate(report.stop[1])
+                    f.close()
+                self.wal_numbers = list(wal_numbers)
+                if families_added or not self.vs.manifest_clean:
+                    self.vs.last_sequence = self.last_sequence
+                    self.vs.write_new_manifest()
+                else:
+                    self.vs.append_to_recovered()
+                new_wal = self.vs.new_file_number()  # after the MANIFEST: a new database's first one is number 1
+            else:
+                new_wal = self.vs.new_file_number()
+                for cf in self.cfs.values():
+                    if cf.mem.entries:
+                        self._recovery_flush(cf)
+                    cf.state.log_number = new_wal
+                self.vs.last_sequence = self.last_sequence
+                self.vs.write_new_manifest()
+                for n in wal_numbers:
+                    self.device.delete(wal_name(n))
             self.wal = WalWriter(self.device, new_wal, self.db.wal_sync, not self.db.reproduce_2018_disk_full_bug)
             self.wal.synced_seq = self.last_sequence
+            self.wal_numbers.append(new_wal)
+
+    def _database_exists(self) -> bool:
+        """True if the device holds a database (CURRENT exists); False if one may be created here; otherwise the
+        error the options call for (see the module docstring)."""
+        if self.device.exists(CURRENT):
+            if self.db.error_if_exists:
+                raise DatabaseExistsError(f"{self.device!r} already holds an LSM database (error_if_exists=True)")
+            return True
+        files = [n for n in self.device.list() if n not in CREATION_DEBRIS]
+        if files:
+            shown = ", ".join(files[:6]) + (f" and {len(files) - 6} more" if len(files) > 6 else "")
+            raise NotADatabaseError(
+                f"{self.device!r} holds files ({shown}) but no {CURRENT}: not an LSM database, or one whose "
+                f"{CURRENT} was lost; refusing to create a new database over them (restore {CURRENT}, which names "
+                f"the MANIFEST in use, or move the files away)")
+        if self.db.read_only or not self.db.create_if_missing:
+            why = "read_only=True" if self.db.read_only else "create_if_missing=False"
+            raise DatabaseMissingError(f"{self.device!r} holds no LSM database ({why})")
+        return False
 
     def _num_levels(self, cf_name: str) -> int:
         return num_levels(self.cf_options, cf_name)
 
     def _create(self) -> None:
         for name in self.device.list():
-            if _ours(name):
-                self.device.delete(name)  # debris of a creation that crashed before CURRENT existed
+            self.device.delete(name)  # CREATION_DEBRIS: nothing else is here (see _database_exists)
         self.vs.cfs[0] = CFState(0, "default", Version.empty(self._num_levels("default")))
         self.vs.next_file_number = 1  # the first MANIFEST is written at the end of _open, like every open's
 
-    def _attach_families(self) -> None:
-        """Give each family of the MANIFEST its options; create the configured families it lacks."""
+    def _attach_families(self) -> bool:
+        """Give each family of the MANIFEST its options; create the configured families it lacks (True if any)."""
+        added = False
         for name in self.cf_options:
             if self.vs.cf_by_name(name) is None:
                 cf_id = max(self.vs.cfs) + 1
                 self.vs.cfs[cf_id] = CFState(cf_id, name, Version.empty(self._num_levels(name)))
+                added = True
         for cf_id, state in sorted(self.vs.cfs.items()):
             options = self.cf_options.get(state.name, self.cf_options["default"])
             self.cfs[cf_id] = ColumnFamily(state, options)
@@ -135,6 +192,7 @@ class Recovery:
                 raise ValueError(f"bad option keyspace_cf: keyspace {ks!r} is stored in column family {actual!r}, "
                                  f"not {wanted!r}")
             self.keyspaces[ks] = (cf_id, ks_id.to_bytes(4, "big"))
+        return added
 
     def _remove_orphans(self) -> None:
         live = {f.number for cf in self.cfs.values() for _, f in cf.version.all_files()}
@@ -144,15 +202,18 @@ class Recovery:
             num = _numbered(name)
             if num is not None:
                 top = max(top, num[0] + 1)
-                if (num[1] == "sst" and num[0] not in live) or (num[1] == "log" and num[0] < oldest_wal):
+                orphan_sst = num[1] == "sst" and num[0] not in live and not self.vs.tail_dropped
+                if orphan_sst or (num[1] == "log" and num[0] < oldest_wal):
                     self.device.delete(name)
             elif name == CURRENT_TMP or (parse_manifest_name(name) not in (None, self.vs.manifest_number)):
                 self.device.delete(name)
+        self.vs.next_file_number = top  # never reuse the number of a file that was on the device
+
+    def _check_live_files(self) -> None:
         missing = [f.number for cf in self.cfs.values() for _, f in cf.version.all_files()
                    if not self.device.exists(sst_name(f.number))]
         if missing:
             raise CorruptionError(f"the MANIFEST names SSTs that do not exist: {missing[:10]}")
-        self.vs.next_file_number = top  # never reuse the number of a file that was on the device
 
     def _replay_record(self, payload: bytes, wal_number: int) -> None:
         skip = [mem is not None and wal_number < self.cfs[i].state.log_number

@@ -43,6 +43,8 @@ class TableReader:
         self.policy = policy  # the reader's filter policy, or None
         self.cache_meta = cache_meta  # True: index and filter blocks go through the cache instead of being pinned
         self.file = device.open(name, kind="sst")  # the device file
+        if self.file.size != size:
+            raise CorruptionError(f"file {name} holds {self.file.size} bytes, but the MANIFEST says {size}")
         if size < FOOTER_SIZE:
             raise CorruptionError(f"file {name} is too short ({size} bytes) to be an SST")
         (m_off, m_size), (i_off, i_size) = decode_footer(self.file.read(size - FOOTER_SIZE, FOOTER_SIZE),
@@ -63,9 +65,27 @@ class TableReader:
         if not cache_meta and self.filter_handle is not None:
             self._filter = self._read_raw(*self.filter_handle)
 
+    def check_meta(self, meta) -> None:
+        """CorruptionError unless the table's properties agree with what the MANIFEST says of it (``meta``, a
+        FileMeta): catches an SST swapped with another of the same size."""
+        p = self.properties
+        mine = (p.get("num.entries"), p.get("num.deletions"), p.get("smallest.seqno"), p.get("largest.seqno"))
+        theirs = (meta.num_entries, meta.num_deletions, meta.smallest_seq, meta.largest_seq)
+        if mine != theirs:
+            raise CorruptionError(f"{self.name} is not the table the MANIFEST describes: (entries, deletions, "
+                                  f"smallest seq, largest seq) are {mine} in the file, {theirs} in the MANIFEST")
+
     # -- reading blocks ---------------------------------------------------------------------------------------
+    def check_handle(self, offset: int, size: int) -> None:
+        """CorruptionError unless a block at ``offset`` of stored size ``size`` (and its trailer) lies before the
+        footer: a handle is read from the file, so it may point anywhere."""
+        if offset + size + BLOCK_TRAILER_SIZE > self.size - FOOTER_SIZE:
+            raise CorruptionError(f"{self.name}: block handle (offset {offset}, size {size}) points past the "
+                                  f"blocks, which end at {self.size - FOOTER_SIZE}")
+
     def _read_raw(self, offset: int, size: int) -> bytes:
         """The raw (checked, decompressed) contents of the block at ``offset`` with stored size ``size``."""
+        self.check_handle(offset, size)
         stored = self.file.read(offset, size + BLOCK_TRAILER_SIZE)
         return self.decoded(stored, f"{self.name} offset {offset}")
 
@@ -84,12 +104,16 @@ class TableReader:
             return {}
         props = {}
         for key, value in self._read(*handle, internal_keys=False).iterator().entries():
-            name = key.decode()
-            props[name] = int(value) if name in INT_PROPERTIES else value
+            name = key.decode(errors="replace")
+            if name in INT_PROPERTIES:
+                if not value.isdigit():
+                    raise CorruptionError(f"{self.name} properties: {name} is {value[:20]!r}, not a number")
+                value = int(value)
+            props[name] = value
         if isinstance(props.get("compression"), bytes):
-            props["compression"] = props["compression"].decode()
+            props["compression"] = props["compression"].decode(errors="replace")
         if isinstance(props.get("filter.policy"), bytes):
-            props["filter.policy"] = props["filter.policy"].decode()
+            props["filter.policy"] = props["filter.policy"].decode(errors="replace")
         return props
 
     def data_block(self, offset: int, size: int, stats: dict | None = None) -> Block:
@@ -177,6 +201,7 @@ class _Readahead:
 
     def block(self, offset: int, size: int) -> Block:
         """The block at ``offset``: from the buffer, or after reading the next ``size`` bytes ahead."""
+        self.table.check_handle(offset, size)
         need = size + BLOCK_TRAILER_SIZE
         if not (self.start <= offset and offset + need <= self.start + len(self.buf)):
             n = min(max(self.size, need), self.table.size - offset)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from minidb.errors import CorruptionError
 
-from .dbformat import parse_internal_key
+from .dbformat import MAX_SEQUENCE, parse_internal_key
 from .format import decode_varint, encode_varint
 
 LOG_NUMBER, NEXT_FILE, LAST_SEQUENCE, COMPACT_POINTER, DELETED_FILE, NEW_FILE, COLUMN_FAMILY, KEYSPACE = range(1, 9)
@@ -105,6 +105,9 @@ class VersionEdit:
                 edit.next_file_number = r.varint()
             elif tag == LAST_SEQUENCE:
                 edit.last_sequence = r.varint()
+                if edit.last_sequence > MAX_SEQUENCE:
+                    raise CorruptionError(f"{origin}: last sequence {edit.last_sequence} is past the 7-byte "
+                                          f"maximum {MAX_SEQUENCE}")
             elif tag == COMPACT_POINTER:
                 edit.compact_pointers.append((r.varint(), r.varint(), r.ikey()))
             elif tag == DELETED_FILE:

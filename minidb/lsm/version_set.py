@@ -12,7 +12,9 @@ CURRENT naming either the old MANIFEST or the new one, both complete.
 
 Every edit the engine logs carries the next file number and the last sequence number, so counters survive restarts.
 MANIFEST records are synced one at a time, so only the last can be torn by a crash: damage followed by a valid
-record is corruption (``CorruptionError``), damage at the end is a torn tail and is ignored.
+record is corruption (``CorruptionError``), and so is damage at the end that does not look like a torn write
+(``log_reader.torn``); a torn last edit is ignored, and ``tail_dropped`` tells recovery that the SSTs it may have
+named are not provably orphans.
 """
 
 from __future__ import annotations
@@ -62,6 +64,9 @@ class VersionSet:
         self.file = None  # the MANIFEST's open file
         self.writer: LogWriter | None = None  # its record framing
         self.broken = False  # a failed append may have left bytes behind: the next edit starts a new MANIFEST
+        self.tail_dropped = False  # recover() ignored a torn last edit
+        self.numbers: set[int] = set()  # the file numbers in some version: a number may be in one place only
+        self.manifest_clean = False  # recover() read the MANIFEST to its end without a torn edit (may append to it)
 
     # -- state ---------------------------------------------------------------------------------------------------
     def cf_by_name(self, name: str) -> CFState | None:
@@ -93,6 +98,7 @@ class VersionSet:
         for cf_id, level, number in edit.deleted_files:
             try:
                 self._cf(cf_id).version.remove(level, number)
+                self.numbers.discard(number)
             except KeyError:
                 raise CorruptionError(f"MANIFEST deletes file {number} absent from L{level} of column family "
                                       f"{cf_id}") from None
@@ -101,6 +107,10 @@ class VersionSet:
             if level >= version.num_levels:
                 raise ValueError(f"file {f.number} is in L{level} but column family {self._cf(cf_id).name!r} has "
                                  f"num_levels={version.num_levels}: open with num_levels > {level}")
+            if f.number in self.numbers:
+                raise CorruptionError(f"MANIFEST lists file {f.number} twice (again in L{level} of column family "
+                                      f"{cf_id})")
+            self.numbers.add(f.number)
             version.add(level, f)
 
     def _cf(self, cf_id: int) -> CFState:
@@ -171,6 +181,14 @@ class VersionSet:
         if old and self.device.exists(manifest_name(old)):
             self.device.delete(manifest_name(old))
 
+    def append_to_recovered(self) -> None:
+        """Go on appending to the MANIFEST ``recover`` read (which must be ``manifest_clean``) instead of writing a
+        new one: an open that changes no durable state then writes nothing, and needs no free space."""
+        assert self.manifest_clean, "a MANIFEST with a torn last edit must be replaced, not appended to"
+        self.file = self.device.open(manifest_name(self.manifest_number), kind="manifest")
+        self.manifest_size = self.file.size
+        self.writer = LogWriter(self.manifest_size)
+
     def close(self) -> None:
         """Release the MANIFEST handle."""
         if self.file is not None:
@@ -197,14 +215,26 @@ class VersionSet:
         finally:
             f.close()
         events = scan(data)
-        for i, event in enumerate(events):
+        for event in events:
             if isinstance(event, Drop):
-                if any(not isinstance(e, Drop) for e in events[i + 1:]):
+                if not event.tail:
                     raise CorruptionError(f"{name} offset {event.offset}: {event.reason}, before valid edits")
+                if not event.torn:
+                    raise CorruptionError(f"{name} offset {event.offset}: {event.reason}, and the damage is not a "
+                                          f"torn write (no sector lost, no record cut by the end of the file)")
+                self.tail_dropped = True
                 break  # a torn last edit: it was never synced, so never acted upon
             self.apply(VersionEdit.decode(event.payload, f"{name} offset {event.start}"), num_levels)
+        self.manifest_clean = not self.tail_dropped
         if 0 not in self.cfs:
             raise CorruptionError(f"{name} does not create the default column family")
+        for cf in self.cfs.values():
+            for level in range(1, cf.version.num_levels):
+                files = cf.version.levels[level]
+                for a, b in zip(files, files[1:]):
+                    if not a.largest_user < b.smallest_user:
+                        raise CorruptionError(f"{name}: files {a.number} and {b.number} overlap in L{level} of "
+                                              f"column family {cf.name!r}")
         self.manifest_number = int(m.group(1))
         self.next_file_number = max(self.next_file_number, self.manifest_number + 1)
 

@@ -19,14 +19,19 @@ the partial record stays, and a restart meets it as a torn tail (wal_recovery.py
 
 **Recovery** reads the WALs in order and applies their records. A crash can leave the tail of the last WAL torn
 (sectors of unsynced writes lost): nothing after it was promised. Damage anywhere else is corruption of synced
-data: in a WAL that is not the last (it was synced in full before its successor started), or in the last WAL before
-a record whose ``synced`` field shows the writer had synced past the damaged spot (see write_batch.py). What replay
-does with each is the recovery mode's call (``wal_recovery_mode``, wal_recovery.py): by default a torn tail ends
-the replay silently and corruption raises ``CorruptionError``.
+data: in a WAL that is not the last (it was synced in full before its successor started), in the last WAL before a
+record whose ``synced`` field shows the writer had synced past the damaged spot (see write_batch.py), or damage that
+does not look like a torn write (``Drop.torn`` from log_reader.py: complete records with a wrong checksum and no
+lost sector). What replay does with each is the recovery mode's call (``wal_recovery_mode``, wal_recovery.py): by
+default a torn tail ends the replay silently and corruption raises ``CorruptionError``. A record whose sequence
+numbers run past the 7-byte maximum is corruption in every mode.
 """
 
 from __future__ import annotations
 
+from minidb.errors import CorruptionError
+
+from .dbformat import MAX_SEQUENCE
 from .log_reader import Drop, scan
 from .log_writer import LogWriter
 from .wal_recovery import DEFAULT, Problem, ReplayReport, decide
@@ -113,8 +118,9 @@ def replay(device, numbers: list[int], apply, mode: str = DEFAULT) -> tuple[int,
     """Apply the records of WALs ``numbers`` (ascending) with ``apply(payload, wal_number)``, meeting damage as
     the recovery ``mode`` says (wal_recovery.py).
 
-    Returns the largest sequence number applied (0 if none) and the replay's report; raises CorruptionError where
-    the mode refuses damage.
+    Returns the largest sequence number applied (0 if none) and the replay's report (its ``stop``: the WAL number
+    and offset where replay stopped, so that a WAL kept after recovery can be cut there); raises CorruptionError
+    where the mode refuses damage.
     """
     report = ReplayReport(mode)
     events = []  # (WAL number, file name, event, in the last WAL?) in log order
@@ -125,7 +131,13 @@ def replay(device, numbers: list[int], apply, mode: str = DEFAULT) -> tuple[int,
             data = f.read(0, f.size)
         finally:
             f.close()
-        events += [(number, name, e, i == len(numbers) - 1) for e in scan(data)]
+        for event in scan(data):
+            if not isinstance(event, Drop):
+                seq, count, _ = batch_header(event.payload)
+                if seq + count > MAX_SEQUENCE:
+                    raise CorruptionError(f"WAL {name} offset {event.start}: sequence numbers {seq}+{count} are "
+                                          f"past the 7-byte maximum {MAX_SEQUENCE}")
+            events.append((number, name, event, i == len(numbers) - 1))
     # later_synced[i]: the largest ``synced`` field of the records after event i (what the writer had made
     # durable by the time it wrote them).
     later_synced = [0] * (len(events) + 1)
@@ -138,20 +150,15 @@ def replay(device, numbers: list[int], apply, mode: str = DEFAULT) -> tuple[int,
         if isinstance(event, Drop):
             if stopped:
                 continue
-            if not last_file:
-                evidence = "in a WAL that was synced in full before a newer one started"
-            elif later_synced[i + 1] > last_good:
-                evidence = (f"in records that were synced: a later record was written after sequence "
-                            f"{later_synced[i + 1]} was durable, past the last intact one ({last_good})")
-            else:
-                evidence = ""
-            problem = Problem(name, event.offset, event.reason, bool(evidence), evidence)
+            problem = Problem(name, event.offset, event.reason, *_corruption(event, last_file,
+                                                                            later_synced[i + 1], last_good))
             report.problems.append(problem.describe())
             if decide(mode, problem) == "skip":
                 report.skipped += 1
             else:
                 stopped = True
                 report.stopped_at = problem.describe()
+                report.stop = (number, event.offset)
             continue
         if stopped:
             report.records_not_replayed += 1
@@ -162,3 +169,15 @@ def replay(device, numbers: list[int], apply, mode: str = DEFAULT) -> tuple[int,
         if count:
             last_good = max(last_good, seq + count - 1)
     return last_good, report
+
+
+def _corruption(drop: Drop, last_file: bool, later_synced: int, last_good: int) -> tuple[bool, str]:
+    """Whether ``drop`` is corruption rather than a torn tail, and the evidence (see the module docstring)."""
+    if not last_file:
+        return True, "in a WAL that was synced in full before a newer one started"
+    if later_synced > last_good:
+        return True, (f"in records that were synced: a later record was written after sequence {later_synced} "
+                      f"was durable, past the last intact one ({last_good})")
+    if not drop.torn:
+        return True, "the damage is not a torn write (no sector lost, no record cut by the end of the file)"
+    return False, ""

@@ -7,7 +7,9 @@ bytes. Replay (wal.py) classifies each drop as one of two *problems*:
   last WAL), and so does a write cut short by a full disk (``Device.short_writes``); nothing acknowledged is in it,
   unless the writer kept writing after it;
 * **corruption**: records that were durable follow the drop (a later record's ``synced`` field shows the writer had
-  synced past it), or the drop is in a WAL that was synced in full before a newer one started.
+  synced past it), the drop is in a WAL that was synced in full before a newer one started, or the damaged bytes
+  do not look like a torn write (the reader's ``Drop.torn``: no sector lost, no record cut by the end of the file,
+  as a flipped bit or stray bytes leave them).
 
 The mode decides, per problem, one of three actions: ``stop`` replaying (every record after it, in every WAL, is
 dropped), ``skip`` it and go on with the next record, or ``fail`` the open with ``CorruptionError``:
@@ -24,11 +26,11 @@ kSkipAnyCorruptedRecords 3        skip           skip          disaster recovery
 (RocksDB's wiki "WAL Recovery Modes" and ``include/rocksdb/options.h``; MyRocks' ``rocksdb_wal_recovery_mode``
 takes the numbers.) Seed 004 needed mode 3 to start MyRocks after its disk filled: with the 2018 bug the engine
 kept appending after a record the full disk had cut short, so the WAL held a torn record *followed by acknowledged
-ones*, which modes 0 and 1 refuse and mode 2 drops. Skipping loses what the damage covers: the cut record, and the
-records of its 32 KiB log block that the reader cannot find again (it resynchronises at the next block).
+ones*, which modes 0 and 1 refuse and mode 2 drops. Skipping loses what the damage covers: the cut record (the
+reader looks for the next intact fragment byte by byte, so no record after the damage is hidden).
 
-The reader here knows only "a drop at offset N"; a reader that reports damage with its own classification plugs in
-through ``Problem``.
+Replay (``wal.replay``) builds a ``Problem`` from each of the reader's ``Drop``s (its offset, reason and ``torn``)
+and what it knows about syncs; ``decide`` applies the mode.
 """
 
 from __future__ import annotations
@@ -95,6 +97,7 @@ class ReplayReport:
     skipped: int = 0  # damaged spots skipped (kSkipAnyCorruptedRecords)
     stopped_at: str | None = None  # where replay stopped (a torn tail, or kPointInTimeRecovery), if it did
     records_not_replayed: int = 0  # intact records after the stop: dropped by the recovery
+    stop: tuple[int, int] | None = None  # (WAL number, offset) where replay stopped, if it did
 
     def __post_init__(self) -> None:
         if self.problems is None:

@@ -15,6 +15,13 @@ memory, ``DirDevice`` in a real directory. Both count the same requests for the 
 
 Metadata operations (``truncate``, ``rename``, ``delete``) move no data and are not counted in ``IOStats``, but
 they are *IO points*: steps at which a fault can be injected, like reads, writes and syncs.
+
+**One writer.** ``lock()`` takes the database's ``LOCK``, as RocksDB and InnoDB hold one: a second engine opening
+the same database for writing gets ``DatabaseLockedError`` naming the device instead of corrupting it. The lock is
+the device's own (the name ``LOCK`` is reserved and never listed as a file): ``SimDevice`` keeps it in memory,
+``DirDevice`` holds an OS lock on a real ``LOCK`` file that the kernel releases when the process dies.
+
+**A full device** raises ``NoSpaceError``, an ``OSError`` with ``errno.ENOSPC`` naming the file and the operation.
 """
 
 from __future__ import annotations
@@ -24,9 +31,11 @@ import os
 import re
 from abc import ABC, abstractmethod
 
+from ..errors import DatabaseLockedError, NoSpaceError
 from .iostats import FILE_KINDS, IOStats
 
 IO_POINTS = ("read", "write", "sync", "truncate", "rename", "delete")
+LOCK_FILE = "LOCK"  # the device's lock file (see lock()); reserved, never an engine's file
 _NAME = re.compile(r"^[A-Za-z0-9._-]+$")
 
 
@@ -34,6 +43,8 @@ def check_name(name: str) -> str:
     """Return ``name`` if it is a plain file name (letters, digits, '.', '_', '-'), else raise ValueError."""
     if not isinstance(name, str) or not _NAME.match(name) or name in (".", ".."):
         raise ValueError(f"bad file name {name!r}: use letters, digits, '.', '_' and '-' only")
+    if name == LOCK_FILE:
+        raise ValueError(f"bad file name {name!r}: reserved for the device's lock (see Device.lock)")
     return name
 
 
@@ -90,7 +101,12 @@ class File:
         """Make every write so far durable: it survives a crash."""
         self._check_open("sync")
         self.device._io_point("sync", self)
-        self.device._sync(self.name)
+        try:
+            self.device._sync(self.name)
+        except OSError as exc:
+            if exc.errno == errno.ENOSPC and not isinstance(exc, NoSpaceError):
+                raise NoSpaceError("sync", self.name, "data written earlier could not be stored") from exc
+            raise
         self.device.stats.record("sync", self.kind)
 
     def allocate(self, size: int) -> None:
@@ -101,7 +117,7 @@ class File:
         current = self.device._size(self.name)
         if size <= current:
             return
-        self.device._check_space(self.name, size - current, f"growing to {size} bytes")
+        self.device._check_space(self.name, size - current, "allocate", f"growing to {size} bytes")
         self.device._pwrite(self.name, current, bytes(size - current))
         self.device._used += size - current
 
@@ -222,6 +238,17 @@ class Device(ABC):
         if not self._exists(check_name(name)):
             raise FileNotFoundError(errno.ENOENT, f"no file {name!r} on {self!r}", name)
 
+    # -- the database lock --------------------------------------------------------------------------------------------
+    def lock(self) -> DeviceLock:
+        """Take the database's ``LOCK`` for one writer; ``DatabaseLockedError`` naming the device if it is held
+        (by another engine in this process, or, on a ``DirDevice``, by another process). Release it with
+        ``release()`` on the returned lock."""
+        token = self._try_lock()
+        if token is None:
+            raise DatabaseLockedError(f"{self!r} is locked: another engine has the database open for writing "
+                                      f"(its {LOCK_FILE} is held); close it first, or open read-only")
+        return DeviceLock(self, token)
+
     # -- fault injection ----------------------------------------------------------------------------------------------
     def fail_io(self, nth: int, ops: tuple[str, ...] = ("read", "write", "sync"), err: int = errno.EIO) -> None:
         """Make the ``nth`` coming IO point among ``ops`` (1 = the very next) raise ``OSError(err)``, changing nothing."""
@@ -269,19 +296,27 @@ class Device(ABC):
                 # POSIX: a write that runs out of space writes what fits and returns a short count, and the
                 # caller's next write gets ENOSPC. The bytes that fit are on the device, like any unsynced write.
                 self._write(file, offset, data[:keep])
-            self._check_space(file.name, grow, f"writing {len(data)} bytes at offset {offset}")
+            self._check_space(file.name, grow, "write", f"{len(data)} bytes at offset {offset}")
         self._io_point("write", file, data=data, offset=offset)
         self._pwrite(file.name, offset, data)
         self._used += grow
         self.stats.record("write", file.kind, len(data))
 
-    def _check_space(self, name: str, grow: int, doing: str) -> None:
-        """ENOSPC if the files cannot grow by ``grow`` bytes; ``doing`` says what for, in the message."""
+    def _check_space(self, name: str, grow: int, operation: str, detail: str) -> None:
+        """``NoSpaceError`` naming file ``name`` and ``operation`` if the files cannot grow by ``grow`` bytes;
+        ``detail`` (sizes, offsets) goes in the message."""
         if self._capacity is not None and self._used + grow > self._capacity:
-            raise OSError(errno.ENOSPC, f"no space left on device {doing} ({name!r}; capacity {self._capacity}, "
-                                        f"used {self._used})", name)
+            raise NoSpaceError(operation, name, f"{detail}; capacity {self._capacity}, used {self._used}")
 
     # -- storage primitives, implemented by subclasses ----------------------------------------------------------------
+    @abstractmethod
+    def _try_lock(self) -> object | None:
+        """Take the lock and return a token for ``_unlock``, or None if it is held."""
+
+    @abstractmethod
+    def _unlock(self, token: object) -> None:
+        """Release the lock taken with ``token``, unless it was lost since (e.g. to a crash)."""
+
     @abstractmethod
     def _exists(self, name: str) -> bool: ...
 
@@ -311,6 +346,24 @@ class Device(ABC):
 
     @abstractmethod
     def _rename(self, src: str, dst: str) -> None: ...
+
+
+class DeviceLock:
+    """The database lock of one device, held until ``release()`` (releasing twice is harmless)."""
+
+    def __init__(self, device: Device, token: object) -> None:
+        self.device = device  # whose LOCK is held
+        self.held = True  # False once released
+        self._token = token  # the device's proof of this holding (a crash makes it stale)
+
+    def release(self) -> None:
+        """Give the lock back: another engine may now open the database for writing."""
+        if self.held:
+            self.held = False
+            self.device._unlock(self._token)
+
+    def __repr__(self) -> str:
+        return f"<DeviceLock {self.device!r} {'held' if self.held else 'released'}>"
 
 
 class _Fault:

@@ -5,14 +5,23 @@ the same promise ``SimDevice`` makes. Counting, capacity and injected failures c
 calls give the same ``IOStats`` as on a ``SimDevice``.
 
 A real ``ENOSPC`` (or any ``OSError``) in the middle of a write is undone before the error reaches the caller:
-the file gets back its old length and any bytes the failed write overwrote, so a failed write changes nothing.
+the file gets back its old length and any bytes the failed write overwrote, so a failed write changes nothing; a
+full disk is reported as ``NoSpaceError`` naming the file and the operation.
+
+The database lock (``lock()``) is ``flock(LOCK_EX | LOCK_NB)`` on the file ``LOCK`` in the directory, held on a
+descriptor of its own: the kernel refuses it to any other open of the file, in this process or another, and drops it
+when the process dies, so a killed engine never leaves a stale lock behind. The ``LOCK`` file itself stays (it holds
+no data, and is not listed among the device's files).
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import os
 
-from .device import Device
+from ..errors import CorruptionError, NoSpaceError
+from .device import LOCK_FILE, Device
 
 
 class DirDevice(Device):
@@ -23,16 +32,19 @@ class DirDevice(Device):
         self.path = os.fspath(path)  # directory holding the files
         os.makedirs(self.path, exist_ok=True)
         self._fds: dict[str, int] = {}  # name -> open OS file descriptor, opened on first use
+        self._lock_fd: int | None = None  # descriptor holding the flock on LOCK while lock() is held
+        self._lock_token: object | None = None  # the holder's token (a descriptor number can be reused)
         self._used = sum(self._size(n) for n in self._list())
 
     def __repr__(self) -> str:
         return f"DirDevice({self.path!r}, used={self._used}, capacity={self._capacity})"
 
     def close(self) -> None:
-        """Close every OS file descriptor (files stay on disk; the device can still be used)."""
+        """Close every OS file descriptor and drop the lock (files stay on disk; the device can still be used)."""
         for fd in self._fds.values():
             os.close(fd)
         self._fds.clear()
+        self._unlock(self._lock_token)
 
     def __del__(self) -> None:
         try:
@@ -43,7 +55,14 @@ class DirDevice(Device):
     def _fd(self, name: str) -> int:
         fd = self._fds.get(name)
         if fd is None:
-            fd = self._fds[name] = os.open(self._p(name), os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fd = self._fds[name] = os.open(self._p(name), os.O_RDWR | os.O_CREAT, 0o644)
+            except IsADirectoryError:
+                # Damage to the database's directory, not a failed IO: one error type for every kind of damage.
+                raise CorruptionError(f"{self._p(name)} is a directory where a database file should be") from None
+            except OSError as exc:
+                _raise_no_space(exc, "create", name)
+                raise
         return fd
 
     def _p(self, name: str) -> str:
@@ -62,11 +81,32 @@ class DirDevice(Device):
             os.close(fd)
 
     # -- primitives ---------------------------------------------------------------------------------------------------
+    def _try_lock(self) -> object | None:
+        if self._lock_fd is not None:
+            return None  # flock would let this descriptor take it twice: one holder per device object too
+        try:
+            fd = os.open(self._p(LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o644)
+        except IsADirectoryError:
+            raise CorruptionError(f"{self._p(LOCK_FILE)} is a directory where the database's lock file should be") \
+                from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        self._lock_fd, self._lock_token = fd, object()
+        return self._lock_token
+
+    def _unlock(self, token: object | None) -> None:
+        if token is not None and self._lock_token is token:
+            os.close(self._lock_fd)  # closing the descriptor releases the flock
+            self._lock_fd = self._lock_token = None
+
     def _exists(self, name: str) -> bool:
         return os.path.isfile(self._p(name))
 
     def _list(self) -> list[str]:
-        return [e.name for e in os.scandir(self.path) if e.is_file()]
+        return [e.name for e in os.scandir(self.path) if e.is_file() and e.name != LOCK_FILE]
 
     def _create(self, name: str) -> None:
         self._fd(name)
@@ -94,15 +134,20 @@ class DirDevice(Device):
             view = memoryview(data)
             while done < len(data):
                 done += os.pwrite(fd, view[done:], offset + done)
-        except OSError:
+        except OSError as exc:
             # Undo the partial write so that a failed write changes nothing.
             os.ftruncate(fd, size)
             if overlap:
                 os.pwrite(fd, overlap, offset)
+            _raise_no_space(exc, "write", name, f"{len(data)} bytes at offset {offset}")
             raise
 
     def _sync(self, name: str) -> None:
-        os.fsync(self._fd(name))
+        try:
+            os.fsync(self._fd(name))
+        except OSError as exc:
+            _raise_no_space(exc, "sync", name)
+            raise
 
     def _truncate(self, name: str, size: int) -> None:
         fd = self._fd(name)
@@ -119,3 +164,9 @@ class DirDevice(Device):
         self._forget(dst)
         os.replace(self._p(src), self._p(dst))
         self._sync_dir()
+
+
+def _raise_no_space(exc: OSError, operation: str, name: str, detail: str = "") -> None:
+    """Re-raise a real ENOSPC as NoSpaceError naming the file and the operation; other errors pass through."""
+    if exc.errno == errno.ENOSPC and not isinstance(exc, NoSpaceError):
+        raise NoSpaceError(operation, name, detail or os.strerror(exc.errno)) from exc

@@ -47,6 +47,7 @@ class SimDevice(Device):
         super().__init__(capacity, stats)
         self._files: dict[str, _SimFile] = {}  # name -> contents
         self.crashes = 0  # crashes so far
+        self._lock_token: object | None = None  # the holder of the database lock (lock()), or None
 
     def __repr__(self) -> str:
         return f"SimDevice(files={len(self._files)}, used={self._used}, capacity={self._capacity})"
@@ -82,6 +83,7 @@ class SimDevice(Device):
         self._faults.clear()
         self._generation += 1
         self.crashes += 1
+        self._lock_token = None  # the crashed process's lock died with it, as an OS lock does
 
     def _drop(self, name: str) -> None:
         del self._files[name]
@@ -100,6 +102,16 @@ class SimDevice(Device):
         return bytes(self._files[name].durable())
 
     # -- primitives ---------------------------------------------------------------------------------------------------
+    def _try_lock(self) -> object | None:
+        if self._lock_token is not None:
+            return None
+        self._lock_token = object()
+        return self._lock_token
+
+    def _unlock(self, token: object) -> None:
+        if self._lock_token is token:
+            self._lock_token = None
+
     def _exists(self, name: str) -> bool:
         return name in self._files
 

@@ -84,7 +84,8 @@ def test_pages_torn_by_a_crash_are_restored_from_their_doublewrite_copies():
 
 
 def test_an_old_copy_is_never_used_to_repair_a_page():
-    engine, device = load(True)  # closed cleanly: every copy in the area predates the checkpoint
+    engine, device = load(True)
+    engine.close()  # closed cleanly: every copy in the area predates the checkpoint
     victim = next(p for p in slots(device) if p > 2)
     tear(device, victim)
     with pytest.raises(CorruptionError, match=rf"tablespace.ibd page {victim}: checksum mismatch"):
@@ -95,6 +96,7 @@ def test_an_old_copy_is_never_used_to_repair_a_page():
 def test_without_doublewrite_the_torn_page_is_reported_not_read():
     engine, device = load(False)
     tree = engine.trees["primary"]
+    engine.close()
     tear(device, tree.root)
     engine, _ = small_engine(device, doublewrite=False, buffer_pool_bytes=32 * 4096)
     with pytest.raises(CorruptionError, match=rf"tablespace.ibd page {tree.root}: checksum mismatch"):

@@ -109,6 +109,7 @@ def test_a_full_disk_in_the_middle_of_a_large_batch_loses_nothing():
         engine.write(batch)
     assert info.value.errno == errno.ENOSPC
     device.capacity = None  # the administrator frees space
+    engine.close()  # and restarts the server (a second engine may not open the database while this one lives)
     engine, _ = small_engine(device, redo_log_bytes=1 << 20)
     assert contents(engine) == model
     engine.check()

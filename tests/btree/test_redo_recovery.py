@@ -85,7 +85,9 @@ def test_without_sync_a_crash_loses_a_suffix_of_commits_never_a_part_of_one():
 
 
 def test_write_ahead_rule_every_page_write_is_covered_by_durable_redo(monkeypatch):
-    engine, device = small_engine(redo_sync="none")
+    # A log large enough that no redo file fills up: a full file is synced before the next starts, which would
+    # make the log durable without any eviction asking for it.
+    engine, device = small_engine(redo_sync="none", redo_log_bytes=256 << 20)
     seen = []
     original = engine.tablespace.write_page
 
@@ -96,7 +98,7 @@ def test_write_ahead_rule_every_page_write_is_covered_by_durable_redo(monkeypatc
         original(page_no, data)
 
     monkeypatch.setattr(engine.tablespace, "write_page", checked_write)
-    for i in range(400):
+    for i in range(600):
         engine.write(batch_of(i))
     assert len(seen) > 50  # evictions happened, each forcing the log to disk first
     assert device.stats.total(kind="redo", cause="eviction").syncs > 0

@@ -78,7 +78,7 @@ def test_dir_without_a_database_is_an_error(cli, tmp_path):
 
 @pytest.mark.parametrize("argv, fragment", [
     (["stats", "--rows", "1e"], "bad count"),
-    (["stats", "--rows", "0"], "--rows must be at least 1"),
+    (["stats", "--rows", "0"], "argument --rows: bad count '0': must be between 1 and"),
     (["stats", "--unit", "PB"], "invalid choice: 'PB'"),
     (["stats", "--cache", "lots"], "bad size 'lots'"),
 ])

@@ -112,7 +112,8 @@ def test_corruption_in_the_middle_fails_stops_or_is_skipped_by_mode():
         with pytest.raises(CorruptionError, match="corruption, in records that were synced"):
             open_lsm(dev, wal_recovery_mode=mode, **BIG)
     # Point in time keeps the prefix before the damage; skip keeps every intact record. Each open rewrites the
-    # database (the WAL is replayed into L0 and deleted), so each mode gets its own copy of the damaged device.
+    # database (the WAL is cut where replay stopped, or flushed to L0 and deleted after a skip), so each mode gets
+    # its own copy of the damaged device.
     db = open_lsm(corrupted_middle_device(), wal_recovery_mode="kPointInTimeRecovery", **BIG)
     assert keys(db) == [b"00000"] and db.recovery["records_not_replayed"] == 3
     db = open_lsm(corrupted_middle_device(), wal_recovery_mode="kSkipAnyCorruptedRecords", **BIG)

@@ -1,0 +1,100 @@
+"""``minidb verify`` and ``minidb repair`` on intact and damaged databases of both engines: reports name the damaged
+file, exit codes say whether damage was found or data lost, and the directory examined is never modified."""
+
+import hashlib
+import os
+import shutil
+
+import pytest
+
+from damage.fuzz import ENGINES, KEYSPACES, build
+from minidb import DirDevice
+from minidb.cli import main
+
+
+def snapshot(path):
+    """Name -> sha256 of every file: proof that a command changed nothing."""
+    return {n: hashlib.sha256(open(os.path.join(path, n), "rb").read()).hexdigest() for n in os.listdir(path)}
+
+
+def flip(path, name, offset):
+    with open(os.path.join(path, name), "r+b") as f:
+        f.seek(offset)
+        byte = f.read(1)[0]
+        f.seek(offset)
+        f.write(bytes((byte ^ 0x10,)))
+
+
+def contents(engine, path):
+    opener, options = ENGINES[engine]
+    dev = DirDevice(path)
+    db = opener(dev, **{k: v for k, v in options.items() if k == "page_size"})
+    try:
+        return {(ks, k): v for ks in KEYSPACES for k, v in db.scan(ks)}
+    finally:
+        db.close()
+        dev.close()
+
+
+@pytest.fixture(scope="module", params=list(ENGINES))
+def database(request, tmp_path_factory):
+    """(engine, path, model) of a small database closed cleanly."""
+    path = str(tmp_path_factory.mktemp(request.param) / "db")
+    models = build(request.param, path, closed=True)
+    return request.param, path, models[-1]
+
+
+def test_verify_reports_every_file_intact_and_changes_nothing(database, capsys):
+    engine, path, _ = database
+    before = snapshot(path)
+    assert main(["verify", path]) == 0
+    out = capsys.readouterr().out
+    assert f"{engine} database" in out and " 0 damaged" in out
+    assert len(out.splitlines()) == 1 + len(set(before) - {"LOCK"})  # a line per file (LOCK is the lock, no data)
+    assert snapshot(path) == before
+
+
+def test_verify_names_the_damaged_file_and_exits_1(database, tmp_path, capsys):
+    engine, path, _ = database
+    copy = tmp_path / "copy"
+    shutil.copytree(path, copy)
+    victim = "tablespace.ibd" if engine == "btree" else sorted(n for n in os.listdir(copy) if n.endswith(".sst"))[0]
+    flip(copy, victim, 10)
+    before = snapshot(copy)
+    assert main(["verify", str(copy)]) == 1
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("DAMAGED")]
+    assert len(lines) == 1 and victim in lines[0]
+    assert snapshot(copy) == before
+
+
+def test_verify_refuses_a_directory_without_a_database(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("hello")
+    assert main(["verify", str(tmp_path)]) == 2
+    assert "holds no minidb database" in capsys.readouterr().err
+
+
+def test_repair_of_an_intact_database_copies_it_whole(database, tmp_path, capsys):
+    engine, path, model = database
+    before = snapshot(path)
+    assert main(["repair", path, "--out", str(tmp_path / "new")]) == 0
+    assert "copied whole" in capsys.readouterr().out
+    assert contents(engine, str(tmp_path / "new")) == model
+    assert snapshot(path) == before
+
+
+def test_repair_salvages_around_damage_and_says_what_was_lost(tmp_path, capsys):
+    path = str(tmp_path / "db")
+    model = build("lsm", path, closed=True)[-1]
+    victim = sorted(n for n in os.listdir(path) if n.endswith(".sst"))[-1]
+    flip(path, victim, 10)  # its first data block
+    assert main(["repair", path, "--out", str(tmp_path / "new")]) == 1
+    out = capsys.readouterr().out
+    assert "salvaged file by file" in out and f"lost: {victim}: data block 0 lost" in out
+    got = contents("lsm", str(tmp_path / "new"))
+    assert got and len(set(got.items()) & set(model.items())) > len(model) // 2  # most of it saved
+
+
+def test_repair_refuses_an_existing_output(database, tmp_path, capsys):
+    _, path, _ = database
+    assert main(["repair", path, "--out", str(tmp_path)]) == 2
+    assert "already exists" in capsys.readouterr().err
