@@ -26,6 +26,8 @@ from minidb.grading.submissions import find_submissions
 
 from .hostile import GOOD, HONEST_POINTS, HOSTILE, MAX_POINTS, SECRET, WRONG, write_exercise
 
+TEST_TIMEOUT = 15  # seconds per graded test
+
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="sandboxes get a uid of their own only under root")
 
 
@@ -53,8 +55,10 @@ def graded(tmp_path_factory):
     for name, source in {"aaron": GOOD, "zed": GOOD, "wrong": WRONG, **HOSTILE}.items():
         (subs / f"{name}.py").write_text(source)
     start = time.monotonic()
-    frame = bulk.grade_all(load_exercise(folder), find_submissions(subs), jobs=2, test_timeout=5,
-                           submission_timeout=60, results_dir=root / "results", progress=False,
+    # 15 s per test: an infinite loop still ends at its limit, while on a heavily loaded machine starting the
+    # sandbox and importing a submission (which count against the first test's limit) fit in it with room to spare.
+    frame = bulk.grade_all(load_exercise(folder), find_submissions(subs), jobs=2, test_timeout=TEST_TIMEOUT,
+                           submission_timeout=180, results_dir=root / "results", progress=False,
                            feedback_dir=root / "feedback")
     seconds = time.monotonic() - start
     return frame.set_index("student"), root / "results", root / "feedback", folder, seconds
