@@ -7,7 +7,9 @@
 
 It grades exactly as ``minidb grade`` does (``bulk.grade_submission``: a private copy of the exercise, the
 submission's code in a sandbox, scores clamped to the points of the exercise's own graded tests) and writes the
-results.json Gradescope reads. Whatever happens to the submission, a results.json is written: a submission that
+results.json Gradescope reads. ``run_autograder`` first makes the source folder private to root (``chmod -R go-rwx``), so that
+a submission's sandbox (another user) cannot read the hidden tests; if they are still readable by other users,
+grading is refused (exit code 2) rather than done with the hidden tests open to the submission. Whatever happens to the submission, a results.json is written: a submission that
 could not be graded gets zero on every test and the reason in each test's output.
 """
 
@@ -23,6 +25,7 @@ from .bulk import Grade, GradedTests, grade_submission, graded_tests
 from .exercise import load_exercise
 from .gradebook import fmt
 from .points import DEFAULT_HIDDEN_VISIBILITY
+from .sandbox import ExposedHiddenTests, require_private_hidden_tests
 from .submissions import Submission
 from .timelimit import DEFAULT_SUBMISSION_TIMEOUT, DEFAULT_TEST_TIMEOUT
 
@@ -57,6 +60,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     start = time.monotonic()
     exercise = load_exercise(args.exercise)
+    try:
+        require_private_hidden_tests(exercise.folder)  # run_autograder made them private: this is the proof
+    except ExposedHiddenTests as e:
+        print(f"autograder: refusing to grade: {e}", file=sys.stderr)
+        return 2
     tests = graded_tests(exercise, args.test_timeout)
     grade = grade_submission(exercise, Submission("submission", (args.submission,)), tests, args.test_timeout,
                              args.timeout)

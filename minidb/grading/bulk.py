@@ -7,7 +7,8 @@ Gradescope runs for one submission, with the submission's code sandboxed (``sand
 
 Each run gets a private folder (only root, or the grader's user, may enter it) holding a copy of the exercise, its
 hidden tests included, and a copy of the submission: the instructor's tree and the other students' files are never
-handed to it. The run is a process of its own, in a session of its own, with a wall-clock limit (``--timeout``)
+handed to it. As root, grading refuses to start while another user (a sandbox's) could read one of the
+exercise's hidden tests in the instructor's tree (``sandbox.require_private_hidden_tests``). The run is a process of its own, in a session of its own, with a wall-clock limit (``--timeout``)
 that kills its whole process group, and its output goes to an unlinked file of which only the end is read.
 
 The grader trusts nothing the run's process reports beyond the test names and scores of its results.json, and
@@ -39,6 +40,7 @@ from .gradescope import read_results
 from .late import LatePolicy
 from .limits import UID_BASE, kill_user
 from .roster import Student, match
+from .sandbox import require_private_hidden_tests
 from .submissions import Submission, find_submissions  # noqa: F401 - re-exported: the grader's inputs
 from .timelimit import DEFAULT_SUBMISSION_TIMEOUT, DEFAULT_TEST_TIMEOUT
 
@@ -237,6 +239,7 @@ def grade_all(
 
     if jobs < 1:
         raise ValueError(f"jobs must be at least 1, got {jobs}")
+    require_private_hidden_tests(exercise.folder)  # ExposedHiddenTests (a ValueError) if others may read them
     tests = graded_tests(exercise, test_timeout)
     grades: list[Grade] = []
     # Threads are enough: each one only waits for its pytest process.

@@ -11,6 +11,8 @@ test collected the plugin does nothing, so it can stay active for every pytest r
 ``--sandbox``
     Run the submission's code in a sandbox process (``sandbox.py``): the tests get a stand-in for the module, and
     nothing the submission does can change the verdicts. ``minidb grade`` and the Gradescope autograder use it.
+    As root, the run is refused (a usage error naming the files) if another user could read a hidden test of the
+    exercise: the sandbox's user could (``sandbox.require_private_hidden_tests``).
 ``--grading-timeout SECONDS``
     Each graded test (its setup, where the submission is imported, and its call) gets this much wall-clock time;
     past it, the test fails as "timeout" and the run goes on. 0 turns the limit off.
@@ -28,11 +30,11 @@ from types import ModuleType
 
 import pytest
 
-from .exercise import Exercise
+from .exercise import Exercise, exercise_of
 from .gradebook import TIMED_OUT, Gradebook, fmt
 from .gradescope import write_results
 from .points import MARKERS, graded_test
-from .sandbox import Sandbox
+from .sandbox import ExposedHiddenTests, Sandbox, require_private_hidden_tests
 from .student import LoadedModule, SubmissionError, load, locate
 from .timelimit import DEFAULT_TEST_TIMEOUT, GradingTimeout, enforceable, time_limit
 
@@ -117,10 +119,19 @@ class GradingSession:
     # -- collection: which tests are graded ----------------------------------------------------------------------
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        folders: dict[Path, Path] = {}
         for item in items:
             graded = graded_test(item)
             if graded is not None:
                 item.user_properties.append(graded.as_property())
+                folders.setdefault(item.path.parent, item.path)  # one test file per folder is enough
+        if self.sandboxed:  # as root, hidden tests a sandbox's user could read: refuse before any student code runs
+            checked = {exercise.folder for exercise in map(exercise_of, folders.values()) if exercise is not None}
+            for folder in sorted(checked):
+                try:
+                    require_private_hidden_tests(folder)
+                except ExposedHiddenTests as e:
+                    raise pytest.UsageError(f"--sandbox: {e}") from None
 
     # -- the time limit --------------------------------------------------------------------------------------------
 

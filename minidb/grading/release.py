@@ -47,6 +47,8 @@ set -uo pipefail
 ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
 PYTHON="${{AUTOGRADER_PYTHON:-python3}}"
 cd "$ROOT/source"
+# Again at each run (the grader refuses to grade while the hidden tests are readable by a sandbox's user).
+chmod -R go-rwx "$ROOT/source"
 exec "$PYTHON" -m minidb.grading.autograde --exercise "exercises/{exercise}" \\
     --submission "$ROOT/submission" --results "$ROOT/results/results.json"
 """

@@ -20,6 +20,14 @@ Why a submission cannot raise its own score this way (the argument the hostile t
    copy of the tests (hidden ones included, in a folder only root may enter) nor write to the results, and every
    process it starts is killed by uid when the sandbox ends, ``setsid``-ed daemons included. It also runs in its
    own session, with caps on memory, CPU time, processes and output (spooled to an unlinked file, its size capped).
+   The private copy is not the only copy: the sandbox's user is one of "other users", so it can read any file
+   that is readable by others along its whole path (the file ``o+r`` and every folder above it ``o+x``), the
+   instructor's original exercise included, which a default umask leaves open and whose place students can guess.
+   So before anything is graded as root, ``require_private_hidden_tests`` checks every hidden test file
+   (``test_*_hidden.py``) of the exercise (``minidb grade``, ``pytest --sandbox``, the Gradescope autograder) and
+   refuses, naming the files and the ``chmod o-r`` to run, if another user could read one: the grader never
+   changes the permissions of an instructor's tree. Only on Gradescope, whose container the autograder owns, do
+   ``setup.sh`` and ``run_autograder`` remove that access themselves (``chmod -R go-rwx`` on the source folder).
 4. **Scores come from the tests' own markers, read by the grader** (the stub's run lists the graded tests and
    their points), and the bulk grader clamps every score to that maximum.
 
@@ -32,6 +40,7 @@ from __future__ import annotations
 import builtins
 import marshal
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -65,6 +74,40 @@ def sandbox_python(as_other_user: bool) -> str:
     if system is None:
         raise RuntimeError(f"no Python a sandbox user may run: set {PYTHON_ENV}")
     return system
+
+
+HIDDEN_TESTS = "test_*_hidden.py"  # the files of hidden tests (release.py keeps them from students too)
+
+
+class ExposedHiddenTests(ValueError):
+    """Hidden test files that any user, the sandbox's included, may read: grading them as root is refused."""
+
+
+def readable_by_others(path: Path) -> bool:
+    """Whether a user with no relation to the file's owner may read ``path``: the file readable by others and
+    every folder above it searchable by others (symbolic links resolved)."""
+    target = path.resolve()
+    return bool(os.stat(target).st_mode & 0o004) and all(os.stat(p).st_mode & 0o001 for p in target.parents)
+
+
+def exposed_hidden_tests(folder: Path) -> list[Path]:
+    """The hidden test files under ``folder`` that other users may read."""
+    return [p for p in sorted(Path(folder).rglob(HIDDEN_TESTS)) if p.is_file() and readable_by_others(p)]
+
+
+def require_private_hidden_tests(folder: Path) -> None:
+    """Refuse (ExposedHiddenTests, naming the files and the chmod to run) to grade the exercise in ``folder`` as
+    root while a sandbox's user could read one of its hidden tests. Without root the sandbox has the grader's own
+    uid and reads what the grader reads: there is nothing to check (see the module's docstring)."""
+    if sandbox_user() is None:
+        return
+    exposed = exposed_hidden_tests(folder)
+    if exposed:
+        files = " ".join(shlex.quote(str(p)) for p in exposed)
+        raise ExposedHiddenTests(
+            f"hidden tests readable by any user, so a submission's sandbox could read them: {files}; "
+            f"make them private with `chmod o-r {files}` and grade again (the grader does not change your files)"
+        )
 
 
 def _open_to_others(path: Path) -> bool:

@@ -4,6 +4,8 @@ The attacks (``hostile.py``): a forged results.json, patching pytest and the plu
 reading and editing the hidden tests, killing every process in sight, a daemon, unbounded memory and output, an
 infinite loop that swallows interrupts, an object equal to everything, a fork bomb. They are graded with ``minidb
 grade``'s code, two at a time, between two honest students whose grades must come out whole.
+The exercise itself sits where any user could read it, as in an instructor's checkout: grading must refuse to
+start until its hidden test is made private, and the attacks then look for that original as well as the copies.
 
 The guarantees that need a user id of the sandbox's own hold only when the grader is root (as on Gradescope);
 elsewhere this module is skipped, since the process-killing submission would then kill the test run itself.
@@ -13,6 +15,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -22,9 +27,12 @@ import pytest
 from minidb.grading import bulk
 from minidb.grading.exercise import load_exercise
 from minidb.grading.limits import UID_BASE
+from minidb.grading.sandbox import ExposedHiddenTests
 from minidb.grading.submissions import find_submissions
 
 from .hostile import GOOD, HONEST_POINTS, HOSTILE, MAX_POINTS, SECRET, WRONG, write_exercise
+
+TEST_TIMEOUT = 15  # seconds per graded test
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="sandboxes get a uid of their own only under root")
 
@@ -42,22 +50,42 @@ def sandbox_processes() -> list[int]:
     return found
 
 
+def world_readable_exercise() -> Path:
+    """The demo exercise where any user may read it, as in an instructor's checkout with the default umask: in a
+    folder of its own right under /tmp (where the attacks look), every folder 0755 and every file 0644."""
+    root = Path(tempfile.mkdtemp(prefix="minidb-hostile-", dir="/tmp"))
+    folder = write_exercise(root)
+    for path in [root, *root.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return folder
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """The class graded once: (grades by student, results folder, feedback folder, exercise folder, seconds)."""
+    """The class graded once: (grades by student, results folder, feedback folder, exercise folder, seconds).
+
+    The exercise is world-readable (whatever pytest's --basetemp): grading refuses to start until its hidden test
+    is made private with the chmod the error gives, and the attacks then run against that original too."""
     root = tmp_path_factory.mktemp("hostile")
-    folder = write_exercise(root)
+    folder = world_readable_exercise()
+    hidden = folder / "test_demo_hidden.py"
+    with pytest.raises(ExposedHiddenTests, match=re.escape(f"chmod o-r {hidden}")):
+        bulk.grade_all(load_exercise(folder), [], progress=False)
+    hidden.chmod(0o640)  # what the error says to run: chmod o-r
     subs = root / "submissions"
     subs.mkdir()
     # "aaron" is graded first and "zed" last: an attack in between must not change either.
     for name, source in {"aaron": GOOD, "zed": GOOD, "wrong": WRONG, **HOSTILE}.items():
         (subs / f"{name}.py").write_text(source)
     start = time.monotonic()
-    frame = bulk.grade_all(load_exercise(folder), find_submissions(subs), jobs=2, test_timeout=5,
-                           submission_timeout=60, results_dir=root / "results", progress=False,
+    # 15 s per test: an infinite loop still ends at its limit, while on a heavily loaded machine starting the
+    # sandbox and importing a submission (which count against the first test's limit) fit in it with room to spare.
+    frame = bulk.grade_all(load_exercise(folder), find_submissions(subs), jobs=2, test_timeout=TEST_TIMEOUT,
+                           submission_timeout=180, results_dir=root / "results", progress=False,
                            feedback_dir=root / "feedback")
     seconds = time.monotonic() - start
-    return frame.set_index("student"), root / "results", root / "feedback", folder, seconds
+    yield frame.set_index("student"), root / "results", root / "feedback", folder, seconds
+    shutil.rmtree(folder.parent.parent)
 
 
 def test_honest_students_are_graded_whole(graded):
@@ -87,6 +115,7 @@ def test_why_the_attacks_failed_is_reported(graded):
 
 def test_hidden_tests_stay_hidden_and_unchanged(graded):
     grades, results, feedback, folder, _ = graded
+    assert (folder / "test_demo_hidden.py").stat().st_mode & 0o777 == 0o640, "only its 'other' read bit removed"
     assert SECRET in (folder / "test_demo_hidden.py").read_text(), "the hidden test was edited"
     assert "500" not in (folder / "test_demo_hidden.py").read_text()
     shown = (results / "reads_hidden.json").read_text()
