@@ -107,6 +107,24 @@ def int_in(low: int, high: int):
     return integer
 
 
+def number_in(low: float, high: float):
+    """An argparse ``type=`` for a finite number between ``low`` and ``high`` inclusive (seconds, a share)."""
+
+    def number(text: str) -> float:
+        def parse(t: str) -> float:
+            try:
+                value = float(t)
+            except ValueError:
+                raise ValueError(f"bad number {t!r}: use e.g. 2.5") from None
+            if value != value:  # NaN compares false with every bound
+                raise ValueError(f"bad number {t!r}: not a number")
+            return _within(value, low, high, f"number {t!r}", show=lambda n: f"{n:g}")
+
+        return _as_argument_error(parse, text)
+
+    return number
+
+
 def _within(value: int, low: int, high: int, what: str, show=lambda n: f"{n:,}") -> int:
     if not low <= value <= high:
         raise ValueError(f"bad {what}: must be between {show(low)} and {show(high)}")

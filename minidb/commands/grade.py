@@ -13,6 +13,10 @@ import sys
 from pathlib import Path
 
 from ..grading.timelimit import DEFAULT_SUBMISSION_TIMEOUT, DEFAULT_TEST_TIMEOUT
+from ..units import int_in, number_in
+
+MAX_JOBS = 64  # submissions graded at once: far more than the cores of any grading machine
+MAX_SECONDS = 86_400  # a day: no test or submission is meant to run longer
 
 
 def register(subparsers) -> None:
@@ -26,18 +30,19 @@ def register(subparsers) -> None:
     p.add_argument("submissions", type=Path, metavar="SUBMISSIONS_DIR", help="one folder, .zip or .py per student")
     p.add_argument("--exercise", required=True, metavar="NN", help="the exercise number, e.g. 01")
     p.add_argument("--out", type=Path, default=Path("grades.csv"), help="the CSV to write (default grades.csv)")
-    p.add_argument("--jobs", type=int, default=1, help="submissions graded at once (default 1)")
+    p.add_argument("--jobs", type=int_in(1, MAX_JOBS), default=1,
+                   help=f"submissions graded at once, 1 to {MAX_JOBS} (default 1)")
     p.add_argument(
-        "--test-timeout", type=float, default=DEFAULT_TEST_TIMEOUT, metavar="SECONDS",
+        "--test-timeout", type=number_in(0.1, MAX_SECONDS), default=DEFAULT_TEST_TIMEOUT, metavar="SECONDS",
         help=f"time limit per graded test (default {DEFAULT_TEST_TIMEOUT:g})",
     )
     p.add_argument(
-        "--timeout", type=float, default=DEFAULT_SUBMISSION_TIMEOUT, metavar="SECONDS",
+        "--timeout", type=number_in(1, MAX_SECONDS), default=DEFAULT_SUBMISSION_TIMEOUT, metavar="SECONDS",
         help=f"wall-clock limit for one submission's whole run (default {DEFAULT_SUBMISSION_TIMEOUT:g})",
     )
     p.add_argument("--roster", type=Path, metavar="CSV", help="the class roster (student_id, name, email)")
     p.add_argument("--deadline", metavar="ISO_TIME", help="the deadline, e.g. 2026-12-01T23:59+00:00")
-    p.add_argument("--late-penalty", type=float, default=0.1, metavar="SHARE",
+    p.add_argument("--late-penalty", type=number_in(0, 1), default=0.1, metavar="SHARE",
                    help="share of the points lost per started day late (default 0.1)")
     p.add_argument("--feedback-dir", type=Path, metavar="DIR", help="write each student's feedback (Markdown) here")
     p.add_argument("--results-dir", type=Path, metavar="DIR", help="also keep each student's results.json here")

@@ -34,12 +34,17 @@ class Limits:
     processes: int = 32  # processes its uid may run at once (exact when the sandbox has a uid of its own)
     file_bytes: int = 8 << 20  # the largest file it may write, its captured output included
 
-    def apply(self) -> None:
-        """Set the limits on the calling process (meant for ``preexec_fn``, between fork and exec)."""
+    def apply(self, own_uid: bool = False) -> None:
+        """Set the limits on the calling process (meant for ``preexec_fn``, between fork and exec); ``own_uid``:
+        the process runs as a user of its own, so the process cap can be exact.
+
+        ``own_uid`` is decided by the parent: ``preexec_fn`` runs after the switch to the sandbox's uid, where
+        ``sandbox_user()`` (which asks whether we are root) would always say no and leave fork bombs uncapped.
+        """
         for limit, value in ((resource.RLIMIT_AS, self.memory_bytes), (resource.RLIMIT_CPU, self.cpu_seconds),
                              (resource.RLIMIT_FSIZE, self.file_bytes), (resource.RLIMIT_CORE, 0)):
             resource.setrlimit(limit, (value, value))
-        if sandbox_user() is not None:  # without a uid of its own the cap would count the grader's processes too
+        if own_uid:  # without a uid of its own the cap would count the grader's processes too
             resource.setrlimit(resource.RLIMIT_NPROC, (self.processes, self.processes))
 
 

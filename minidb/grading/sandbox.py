@@ -38,6 +38,7 @@ grader, and read what the grader's user can read). Grade untrusted work as root 
 from __future__ import annotations
 
 import builtins
+import functools
 import marshal
 import os
 import shlex
@@ -190,7 +191,8 @@ class Sandbox:
         self.proc = subprocess.Popen(
             [sandbox_python(self.uid is not None), "-I", str(server), self.module, str(source), str(to_child), str(to_parent)],
             cwd=home, env=env, stdin=subprocess.DEVNULL, stdout=self.output, stderr=subprocess.STDOUT,
-            pass_fds=(to_child, to_parent), start_new_session=True, preexec_fn=self.limits.apply, **as_user,
+            pass_fds=(to_child, to_parent), start_new_session=True,
+            preexec_fn=functools.partial(self.limits.apply, own_uid=self.uid is not None), **as_user,
         )
         os.close(to_child)
         os.close(to_parent)

@@ -69,6 +69,19 @@ def test_integers_have_bounds(cli, argv, fragment):
     assert_usage_error(cli(*argv), fragment)
 
 
+@pytest.mark.parametrize("flag, value, fragment", [
+    ("--jobs", "0", "argument --jobs: bad integer '0': must be between 1 and 64"),
+    ("--jobs", "1000", "argument --jobs"),
+    ("--timeout", "nan", "argument --timeout: bad number 'nan': not a number"),
+    ("--timeout", "inf", "argument --timeout: bad number 'inf': must be between 1 and 86400"),
+    ("--test-timeout", "0", "argument --test-timeout"),
+    ("--late-penalty", "1.5", "argument --late-penalty: bad number '1.5': must be between 0 and 1"),
+    ("--late-penalty", "lots", "argument --late-penalty: bad number 'lots'"),
+])
+def test_grading_limits_have_bounds(cli, tmp_path, flag, value, fragment):
+    assert_usage_error(cli("grade", str(tmp_path), "--exercise", "01", flag, value), fragment)
+
+
 # -- the environment ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("argv", [["run", "tpcc"], ["stats"], ["experiment", "f1"]])
 def test_an_unknown_minidb_scale_is_a_usage_error_naming_the_variable(cli, monkeypatch, argv):

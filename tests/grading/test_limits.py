@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -9,7 +10,7 @@ import time
 
 import pytest
 
-from minidb.grading.limits import MARKER, Limits, kill_marked, kill_user
+from minidb.grading.limits import MARKER, Limits, kill_marked, kill_user, sandbox_user
 from minidb.grading.sandbox import sandbox_python
 
 
@@ -63,3 +64,19 @@ def test_limits_apply_in_the_child():
     out = subprocess.run([sys.executable, "-c", code], preexec_fn=limits.apply, capture_output=True, text=True,
                          check=True).stdout
     assert out.split() == [str(512 << 20), str(1 << 20)]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a uid of its own needs root")
+def test_a_process_with_a_uid_of_its_own_cannot_fork_past_the_cap():
+    # preexec_fn runs after the switch to the sandbox's uid: the cap must not depend on asking whether we are root
+    uid = sandbox_user() + 7
+    code = ("import os\nn = 0\nfor _ in range(200):\n    try:\n        pid = os.fork()\n    except OSError:\n"
+            "        break\n    if pid == 0:\n        import time; time.sleep(5); os._exit(0)\n    n += 1\nprint(n)")
+    limits = Limits(processes=8)
+    try:
+        out = subprocess.run([sandbox_python(True), "-c", code],
+                             preexec_fn=functools.partial(limits.apply, own_uid=True), user=uid, group=uid, extra_groups=[], cwd="/", capture_output=True, text=True,
+                             timeout=60).stdout
+    finally:
+        kill_user(uid)
+    assert int(out) < 8  # the process itself counts: fewer than 8 children
