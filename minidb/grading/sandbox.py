@@ -53,6 +53,7 @@ from typing import Iterator
 from . import sandbox_server as wire
 from .limits import MARKER, Limits, kill_marked, kill_user, sandbox_user
 from .student import SubmissionError
+from .timelimit import GradingTimeout
 
 MAX_REPLY = 64 << 20  # bytes: a reply past this ends the sandbox (a submission returning a huge value)
 OUTPUT_TAIL = 2000  # bytes of the sandbox's own output kept to explain a crash
@@ -281,11 +282,14 @@ class Sandbox:
             reply = self._receive()
         except BrokenPipeError:
             raise self._died() from None
-        except BaseException:
+        except BaseException as e:
             # A time limit interrupted the wait: the sandbox is still busy, and its next answer would be this one's.
-            # The limit's alarm repeats while the sandbox is stopped (slow on a loaded machine): a repeat arriving
-            # then is dropped, or it would replace the timeout with one raised inside the grader's cleanup.
-            with _no_alarm(drop=True):
+            # The limit's alarm repeats (for code that swallows it; the student's code is not here to): once it
+            # has fired, it is turned off and a pending repeat dropped, or on a loaded machine a repeat would
+            # replace the timeout with one raised inside the grader's cleanup. The time limit restores its timer.
+            with _no_alarm(drop=isinstance(e, GradingTimeout)):
+                if isinstance(e, GradingTimeout):
+                    signal.setitimer(signal.ITIMER_REAL, 0)
                 self._stop()
             raise
         if reply[0] == "ok":
