@@ -54,6 +54,7 @@ from typing import Iterator
 from . import sandbox_server as wire
 from .limits import MARKER, Limits, kill_marked, kill_user, sandbox_user
 from .student import SubmissionError
+from .timelimit import GradingTimeout
 
 MAX_REPLY = 64 << 20  # bytes: a reply past this ends the sandbox (a submission returning a huge value)
 OUTPUT_TAIL = 2000  # bytes of the sandbox's own output kept to explain a crash
@@ -118,12 +119,15 @@ def _open_to_others(path: Path) -> bool:
 
 
 @contextmanager
-def _no_alarm() -> Iterator[None]:
-    """Hold SIGALRM (the per-test time limit) back while the body runs; a pending one fires after it."""
+def _no_alarm(drop: bool = False) -> Iterator[None]:
+    """Hold SIGALRM (the per-test time limit) back while the body runs; a pending one fires after it, unless
+    ``drop`` (the time limit has fired already: a repeat of it would only bury that error under a new one)."""
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
     try:
         yield
     finally:
+        if drop and signal.SIGALRM in signal.sigpending():
+            signal.sigtimedwait({signal.SIGALRM}, 0)
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
 
 
@@ -280,9 +284,15 @@ class Sandbox:
             reply = self._receive()
         except BrokenPipeError:
             raise self._died() from None
-        except BaseException:
+        except BaseException as e:
             # A time limit interrupted the wait: the sandbox is still busy, and its next answer would be this one's.
-            self.stop()
+            # The limit's alarm repeats (for code that swallows it; the student's code is not here to): once it
+            # has fired, it is turned off and a pending repeat dropped, or on a loaded machine a repeat would
+            # replace the timeout with one raised inside the grader's cleanup. The time limit restores its timer.
+            with _no_alarm(drop=isinstance(e, GradingTimeout)):
+                if isinstance(e, GradingTimeout):
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                self._stop()
             raise
         if reply[0] == "ok":
             return self._decode(reply[1])

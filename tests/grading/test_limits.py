@@ -80,3 +80,29 @@ def test_a_process_with_a_uid_of_its_own_cannot_fork_past_the_cap():
     finally:
         kill_user(uid)
     assert int(out) < 8  # the process itself counts: fewer than 8 children
+def test_a_repeated_alarm_during_a_slow_cleanup_does_not_replace_the_timeout(tmp_path, monkeypatch):
+    # On a loaded machine stopping a sandbox can outlast the time limit's repeat interval: the repeat must not
+    # raise a second GradingTimeout from inside the grader's cleanup (a traceback through minidb/grading).
+    from minidb.grading.sandbox import Sandbox
+    from minidb.grading.timelimit import REPEAT, GradingTimeout, time_limit
+
+    source = tmp_path / "spin.py"
+    source.write_text("def spin():\n    while True:\n        pass\n")
+    sandbox = Sandbox("spin", source)
+    slow_stop = sandbox._stop
+
+    def stop_slowly():
+        time.sleep(3 * REPEAT)
+        slow_stop()
+
+    monkeypatch.setattr(sandbox, "_stop", stop_slowly)
+    module = sandbox.root()
+    try:
+        with pytest.raises(GradingTimeout) as caught:
+            with time_limit(1, "spin ran past its time limit"):
+                module.spin()
+        assert caught.value.__context__ is None, "a repeat alarm replaced the first timeout"
+        assert all("_no_alarm" not in str(entry) and entry.name != "stop_slowly" for entry in caught.traceback)
+    finally:
+        monkeypatch.undo()
+        sandbox.stop()
