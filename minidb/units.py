@@ -93,36 +93,31 @@ def size_in(low: int, high: int):
 
 def int_in(low: int, high: int):
     """An argparse ``type=`` for a plain integer between ``low`` and ``high`` inclusive."""
-
-    def integer(text: str) -> int:
-        def parse(t: str) -> int:
-            try:
-                value = int(t)
-            except ValueError:
-                raise ValueError(f"bad integer {t!r}: use digits, e.g. 3") from None
-            return _within(value, low, high, f"integer {t!r}")
-
-        return _as_argument_error(parse, text)
-
-    return integer
+    return _bounded(int, "integer", "use digits, e.g. 3", low, high, lambda n: f"{n:,}")
 
 
 def number_in(low: float, high: float):
     """An argparse ``type=`` for a finite number between ``low`` and ``high`` inclusive (seconds, a share)."""
+    return _bounded(float, "number", "use e.g. 2.5", low, high, lambda n: f"{n:g}")
 
-    def number(text: str) -> float:
-        def parse(t: str) -> float:
+
+def _bounded(convert, what: str, hint: str, low, high, show):
+    """An argparse ``type=``: ``convert(text)`` (``int`` or ``float``), refused with a message naming ``what`` and
+    ``hint`` if it does not parse, if it is NaN (which compares false with every bound) or outside ``low..high``."""
+
+    def argument(text: str):
+        def parse(t: str):
             try:
-                value = float(t)
+                value = convert(t)
             except ValueError:
-                raise ValueError(f"bad number {t!r}: use e.g. 2.5") from None
-            if value != value:  # NaN compares false with every bound
-                raise ValueError(f"bad number {t!r}: not a number")
-            return _within(value, low, high, f"number {t!r}", show=lambda n: f"{n:g}")
+                raise ValueError(f"bad {what} {t!r}: {hint}") from None
+            if value != value:
+                raise ValueError(f"bad {what} {t!r}: not a number")
+            return _within(value, low, high, f"{what} {t!r}", show=show)
 
         return _as_argument_error(parse, text)
 
-    return number
+    return argument
 
 
 def _within(value: int, low: int, high: int, what: str, show=lambda n: f"{n:,}") -> int:
