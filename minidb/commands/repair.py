@@ -14,12 +14,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..btree import open_btree
 from ..kv import WriteBatch
-from ..lsm import open_lsm
 from ..storage import DirDevice
 from ..verify import engine_of, load
-from ..verify.salvage import page_size_of, salvage
+from ..verify.salvage import open_like, salvage
 
 BATCH_KEYS = 1000  # keys per write batch into the new database
 
@@ -51,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     saved = salvage(dev, engine)
     out = DirDevice(args.out)
-    db = open_lsm(out) if engine == "lsm" else open_btree(out, page_size=page_size_of(dev))
+    db = open_like(engine, out, dev)
     try:
         for ks, rows in sorted(saved.data.items()):
             db.create_keyspace(ks, unique=saved.unique.get(ks, True))

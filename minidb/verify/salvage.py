@@ -44,18 +44,24 @@ class Salvaged:
     lost: list[str] = field(default_factory=list)  # what could not be read, one line each
 
 
+def open_like(engine: str, dev, pages_of):
+    """Open the ``engine`` database on ``dev``; a B+tree with the page size of the database on ``pages_of`` (the
+    damaged original, when ``dev`` is the new database a repair writes)."""
+    return open_lsm(dev) if engine == "lsm" else open_btree(dev, page_size=page_size_of(pages_of))
+
+
 def salvage(dev, engine: str) -> Salvaged:
     """The readable data of the ``engine`` ("lsm" or "btree") database on ``dev`` (an in-memory copy)."""
     out = Salvaged()
     try:
-        db = open_lsm(dev) if engine == "lsm" else open_btree(dev, page_size=page_size_of(dev))
+        db = open_like(engine, dev, dev)
     except CorruptionError as exc:
         out.lost.append(f"the engine cannot open the database: {exc}")
     else:
         try:
             for ks in db.keyspaces():
                 out.data[ks] = dict(db.scan(ks))
-                out.unique[ks] = db.is_unique(ks) if engine == "lsm" else db.catalog.entries[ks].unique
+                out.unique[ks] = db.is_unique(ks)
             out.complete = True
             return out
         except CorruptionError as exc:
