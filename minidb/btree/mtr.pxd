@@ -17,3 +17,4 @@ cdef class Mtr(RedoBuffer):
             self.frames.append(f)
 
     cdef int undo_in_page(self, uint32_t index_id, const uchar* key, int klen, Frame f) except -1
+    cdef int undo_at(self, uint32_t index_id, const uchar* key, int klen, Frame f, int pos, bint found) except -1

@@ -41,11 +41,18 @@ cdef class Mtr(RedoBuffer):
     cdef int undo_in_page(self, uint32_t index_id, const uchar* key, int klen, Frame f) except -1:
         """Record what ``key`` of index ``index_id`` holds in page ``f`` (its leaf) before it changes."""
         cdef bint found
-        cdef int pos, kl
+        cdef int pos
+        if not self.keeps_undo:
+            return 0
+        pos = page_lower_bound(f.data, len(f.buf), key, klen, &found)  # before reading found
+        return self.undo_at(index_id, key, klen, f, pos, found)
+
+    cdef int undo_at(self, uint32_t index_id, const uchar* key, int klen, Frame f, int pos, bint found) except -1:
+        """``undo_in_page`` where the caller has already searched the leaf: ``pos``, ``found`` as page_lower_bound's."""
+        cdef int kl
         cdef const uchar* r
         if not self.keeps_undo:
             return 0
-        pos = page_lower_bound(f.data, len(f.buf), key, klen, &found)
         if not found:
             return self.undo.log_undo(index_id, key, klen, NULL, -1)
         r = rec_at(f.data, len(f.buf), pos)

@@ -125,6 +125,8 @@ cdef bint page_insert_at(uchar* p, int ps, int pos, const uchar* key, int klen,
 cdef void page_delete_at(uchar* p, int ps, int pos) noexcept nogil
 cdef int page_put(uchar* p, int ps, const uchar* key, int klen, const uchar* val, int vlen,
                   int fill_limit) noexcept nogil
+cdef int page_put_at(uchar* p, int ps, int pos, bint found, const uchar* key, int klen, const uchar* val, int vlen,
+                     int fill_limit) noexcept nogil
 cdef bint page_remove(uchar* p, int ps, const uchar* key, int klen) noexcept nogil
 cdef void page_compact(uchar* p, int ps) noexcept nogil
 cdef void page_cut(uchar* p, int ps, int keep) noexcept nogil

@@ -59,6 +59,13 @@ cdef int page_lower_bound(const uchar* p, int ps, const uchar* key, int klen, bi
     """Position of the first record whose key is >= key; ``found`` says whether it is equal."""
     cdef int lo = 0, hi = page_nrecs(p), mid
     cdef const uchar* r
+    if hi > 0 and p[OFF_FLAGS] & FLAG_LAST_AT_END:
+        # The last insert went to the end (ascending keys, a PK load): try the end first, one comparison
+        # instead of a binary search, as InnoDB's PAGE_LAST_INSERT shortcut does.
+        r = rec_at(p, ps, hi - 1)
+        if key_cmp(r + REC_HEADER, rd16(r), key, klen) < 0:
+            found[0] = False
+            return hi
     while lo < hi:
         mid = (lo + hi) >> 1
         r = rec_at(p, ps, mid)
@@ -77,6 +84,11 @@ cdef int page_child_slot(const uchar* p, int ps, const uchar* key, int klen) noe
     """In an internal page: the last record whose key is <= key (record 0 is minus infinity)."""
     cdef int lo = 1, hi = page_nrecs(p), mid
     cdef const uchar* r
+    if hi > 1 and p[OFF_FLAGS] & FLAG_LAST_AT_END:
+        # The last separator went to the end (the rightmost child split: ascending keys): try the end first.
+        r = rec_at(p, ps, hi - 1)
+        if key_cmp(r + REC_HEADER, rd16(r), key, klen) <= 0:
+            return hi - 1
     while lo < hi:
         mid = (lo + hi) >> 1
         r = rec_at(p, ps, mid)
@@ -163,6 +175,12 @@ cdef int page_put(uchar* p, int ps, const uchar* key, int klen, const uchar* val
     """
     cdef bint found
     cdef int pos = page_lower_bound(p, ps, key, klen, &found)
+    return page_put_at(p, ps, pos, found, key, klen, val, vlen, fill_limit)
+
+
+cdef int page_put_at(uchar* p, int ps, int pos, bint found, const uchar* key, int klen, const uchar* val, int vlen,
+                     int fill_limit) noexcept nogil:
+    """``page_put`` where the caller has already searched: ``pos`` and ``found`` are ``page_lower_bound``'s."""
     cdef int n = page_nrecs(p)
     cdef uchar* r
     cdef int old_size, need

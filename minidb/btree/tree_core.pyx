@@ -29,7 +29,7 @@ from cpython.tuple cimport PyTuple_GET_ITEM
 
 from ..errors import CorruptionError
 from .page cimport (OFF_INDEX_ID, OFF_LEVEL, OFF_TYPE, PUT_FULL, REC_HEADER, SLOT_SIZE, TYPE_INDEX,
-                    page_child, page_child_slot, page_delete_at, page_lower_bound, page_nrecs, page_put,
+                    page_child, page_child_slot, page_delete_at, page_lower_bound, page_nrecs, page_put_at,
                     page_used, rd16, rd32, rec_at, rec_size)
 
 DONE = R_DONE
@@ -124,9 +124,11 @@ cdef class TreeCore:
         cdef Frame f = self.leaf
         cdef Py_ssize_t undo_bytes = mtr.undo.n
         cdef int undo_records = mtr.undo.nrecords
-        mtr.undo_in_page(self.index_id, k, klen, f)
-        if page_put(f.data, self.ps, k, klen, <const uchar*> PyBytes_AS_STRING(value),
-                    <int> PyBytes_GET_SIZE(value), self.fill_limit) == PUT_FULL:
+        cdef bint found
+        cdef int pos = page_lower_bound(f.data, self.ps, k, klen, &found)  # one search serves undo and put
+        mtr.undo_at(self.index_id, k, klen, f, pos, found)
+        if page_put_at(f.data, self.ps, pos, found, k, klen, <const uchar*> PyBytes_AS_STRING(value),
+                       <int> PyBytes_GET_SIZE(value), self.fill_limit) == PUT_FULL:
             mtr.undo.forget_after(undo_bytes, undo_records)  # nothing changed: nothing to undo
             return R_FULL
         mtr.log_put(f.page_no, k, klen, <const uchar*> PyBytes_AS_STRING(value), <int> PyBytes_GET_SIZE(value))
@@ -147,7 +149,7 @@ cdef class TreeCore:
         if self.path_len > 1 and (page_used(f.data) - rec_size(rec_at(f.data, self.ps, pos)) - SLOT_SIZE
                                   < self.merge_limit):
             return R_UNDERFULL
-        mtr.undo_in_page(self.index_id, k, klen, f)
+        mtr.undo_at(self.index_id, k, klen, f, pos, found)
         page_delete_at(f.data, self.ps, pos)
         mtr.log_del(f.page_no, k, klen)
         mtr.touch(f)
