@@ -40,6 +40,7 @@ cdef class MemTable:
 
     cdef char* alloc(self, Py_ssize_t n) except NULL
     cdef Leaf* find_leaf(self, uint64_t pfx, const unsigned char* key, Py_ssize_t n, void** path, int* slots) noexcept
+    cdef Leaf* rightmost_leaf(self, void** path, int* slots) noexcept
     cdef int add(self, uint64_t seq, int vtype, const unsigned char* ukey, Py_ssize_t ulen,
                  const unsigned char* val, Py_ssize_t vlen) except -1
     cdef int insert_inner(self, void** path, int* slots, int level, uint64_t pfx, unsigned char* ent,

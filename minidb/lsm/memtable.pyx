@@ -159,6 +159,18 @@ cdef class MemTable:
             node = inner.child[i]
         return <Leaf*>node
 
+    cdef Leaf* rightmost_leaf(self, void** path, int* slots) noexcept:
+        """The last leaf, recording the path to it as ``find_leaf`` would for a key above every entry."""
+        cdef void* node = self.root
+        cdef Inner* inner
+        cdef int level
+        for level in range(self.depth):
+            inner = <Inner*>node
+            path[level] = inner
+            slots[level] = inner.n - 1
+            node = inner.child[inner.n - 1]
+        return <Leaf*>node
+
     cdef int add(self, uint64_t seq, int vtype, const unsigned char* ukey, Py_ssize_t ulen,
                  const unsigned char* val, Py_ssize_t vlen) except -1:
         """Insert version ``seq`` of ``ukey``: a put of ``val`` (vtype 1) or a tombstone (vtype 0)."""
@@ -177,8 +189,14 @@ cdef class MemTable:
         store_be64(key + ulen, (seq << 8) | <uint64_t>vtype)
         if vlen:
             memcpy(key + klen, val, vlen)
-        leaf = self.find_leaf(pfx, key, klen, path, slots)
-        pos = lower_bound(leaf.pfx, leaf.ent, leaf.n, pfx, key, klen, &self.compares)
+        leaf = self.rightmost_leaf(path, slots)
+        if leaf.n > 0 and cmp_slot(leaf.pfx[leaf.n - 1], leaf.ent[leaf.n - 1], pfx, key, klen) < 0:
+            # Past every entry (ascending keys, a primary-key-order load): the end, without a search.
+            self.compares += 1
+            pos = leaf.n
+        else:
+            leaf = self.find_leaf(pfx, key, klen, path, slots)
+            pos = lower_bound(leaf.pfx, leaf.ent, leaf.n, pfx, key, klen, &self.compares)
         if leaf.n == FANOUT:
             right = <Leaf*>self.alloc(sizeof(Leaf))
             # Appending past the end (a key-ordered load) keeps the full leaf full and starts a new one, as a

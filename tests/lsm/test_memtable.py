@@ -33,6 +33,28 @@ def test_iteration_order_and_lookups_match_a_model(operations):
     assert len(mem) == len(operations)
 
 
+# Runs of ascending keys take the append shortcut (past the last entry: no search); random keys between the runs
+# land in the middle and split leaves in half. 31-33 appends cross the 32-slot leaf's boundary.
+runs = st.lists(st.one_of(st.integers(min_value=1, max_value=70), keys), max_size=40)
+
+
+@given(runs)
+def test_appends_and_random_inserts_stay_sorted(plan):
+    mem = MemTable()
+    expected, seq, top = [], 0, 0
+    for step in plan:
+        batch = [b"\xfe" + (top + i).to_bytes(4, "big") for i in range(step)] if isinstance(step, int) else [step]
+        top += step if isinstance(step, int) else 0
+        for key in batch:
+            seq += 1
+            mem.put(seq, key, b"v")
+            expected.append(pack_internal_key(key, seq, 1))
+    got = [k for k, _ in mem.iterator().entries()]
+    assert got == sorted(expected, key=cmp_to_key(compare_internal_keys))
+    for key in {parse_internal_key(k)[0] for k in expected}:
+        assert mem.get(key) == (True, b"v")
+
+
 def test_newest_version_wins_and_tombstones_hide():
     mem = MemTable()
     mem.put(1, b"a", b"old")
