@@ -27,8 +27,8 @@ def test_one_row_per_engine_and_configuration(tiny):
 
 def test_caches_are_larger_than_the_data_in_memory_and_a_few_percent_of_it_io_bound(tiny):
     for engine in f1.ENGINES:
-        # The data's bytes, not the files': the in-memory B+tree's files also hold its redo log (never checkpointed
-        # in so short a run), and its tablespace has room for every page allocated, written back or not.
+        # The data's bytes, not the files': the in-memory B+tree's files also hold its redo log, and its tablespace
+        # has room for every page allocated, written back or not.
         assert tiny.loc[(engine, "in-memory"), "cache_bytes"] > f1.estimated_db_bytes(tiny.rows.iloc[0])
         io_bound = tiny.loc[(engine, "io-bound")]
         assert io_bound.cache_bytes < 0.1 * io_bound.db_bytes
