@@ -18,13 +18,14 @@ capacity - capacity / 10``, ignoring the few KB per thread it also reserves); th
   simulated time on the device (``Clock.job_duration``); until it ends, the log it frees is not yet free (its pages
   count as dirty for the ages), so the client may catch up with it;
 * ``SYNC`` (``max_modified_age_sync``, 15/16 of the margin): past it, the client itself must wait: first for the
-  async job in flight, then for a **sync flush** of the oldest pages down to the point (``log_preflush_pool_modified
-  _pages``), written under the cause ``sync-flush``. With a clock both waits are *stalls* (``Clock.wait_until``):
+  async job in flight, then for a **sync flush** of the oldest pages down to the point
+  (``log_preflush_pool_modified_pages``), written under the cause ``sync-flush``. With a clock both waits are *stalls* (``Clock.wait_until``):
   the client is blocked, which is what "limited by redo writes" means;
 * ``CHECKPOINT_ASYNC`` (``max_checkpoint_age_async``, 31/32 of the margin): past it, a checkpoint is written.
 
-The engine runs this check before each client write, as InnoDB runs ``log_free_check`` before each mini-transaction
-(a batch of many mini-transactions may overshoot by its own redo, as InnoDB reserves ``log_margin`` for one mtr).
+"Past" a point means at it or beyond (an age of exactly the point triggers it). The engine runs this check before
+each client write, as InnoDB runs ``log_free_check`` before each mini-transaction (a batch of many
+mini-transactions may overshoot by its own redo, as InnoDB reserves ``log_margin`` for one mtr).
 ``flush()`` and ``close()`` make a *sharp* checkpoint: every dirty page is written.
 """
 

@@ -30,7 +30,7 @@ Creating a keyspace is not part of a batch: a ``put`` to a new keyspace creates 
 (as DDL commits on its own in MySQL), so a failed batch may leave a new, empty keyspace behind.
 
 **Counting.** All IO goes through the device, attributed to a cause (``foreground``, ``eviction``,
-``page-cleaner``, ``checkpoint``, ``recovery``) and tagged with the keyspace each page belongs to, so
+``page-cleaner``, ``checkpoint``, ``sync-flush``, ``recovery``) and tagged with the keyspace each page belongs to, so
 ``device.stats`` has page reads and writes per index. ``stats()`` adds the engine's own counters.
 """
 
@@ -81,7 +81,8 @@ def open_btree(device: Device, *, page_size: int = 16384, buffer_pool_bytes: int
     * ``change_buffer``, ``change_buffer_max_size``: buffer changes to uncached leaves of non-unique indexes
       (``create_keyspace(name, unique=False)``), in at most this fraction of the pool.
     * ``redo_sync``: ``"commit"`` (sync the redo log at every commit), ``("every", N)`` or ``"none"``.
-    * ``redo_log_bytes``: the redo log capacity; a checkpoint runs when the log since the last one nears it.
+    * ``redo_log_bytes``: the redo log capacity; as the log fills, page writes and checkpoints are forced, and past
+      its sync point a client waits for them (checkpoint.py).
     * ``page_cleaner``: a ``PageCleanerOptions`` (the default one if not given), or None for no page cleaner.
     * ``split_policy``: the leaf split plug point (``split_policy.SplitPolicy``); None for the engine's own.
     * ``clock``: a ``minidb.sim.Clock``; when given, the page cleaner runs once per simulated second.
