@@ -241,7 +241,11 @@ def claims(results: pd.DataFrame) -> list[Claim]:
                     ours=io_lsm.ops_per_sec / ours.ops_per_sec["lsm", "in-memory"], band=within(1.0, 0.25)),
         Claim.check("The B+tree loses half its rate or more IO-bound: in-memory / IO-bound inserts per second",
                     published=pub.ops_per_sec["InnoDB-5.7", "in-memory"] / pub.ops_per_sec["InnoDB-5.7", "io-bound"],
-                    ours=ours.ops_per_sec["btree", "in-memory"] / io_btree.ops_per_sec, band=at_least(2)),
+                    ours=ours.ops_per_sec["btree", "in-memory"] / io_btree.ops_per_sec, band=at_least(2),
+                    reason="in memory our B+tree runs at the pace of the page writes its redo log forces, and "
+                           "IO-bound at the pace of its page reads and writes: both are held by the modelled "
+                           "device, whose limits are the post's lower bound and datasheet figures rather than what "
+                           "InnoDB's server reached, so the drop follows the IO each run does per insert"),
         Claim.check("In memory the B+tree reads nothing: KB read per insert",
                     published=pub.rkb_per_op["InnoDB-5.7", "in-memory"],
                     ours=ours.rkb_per_op["btree", "in-memory"], band=equals(0)),
