@@ -26,8 +26,8 @@ class PageCleanerOptions:
     every_commits: int = 64  # client commits between runs when no clock is given
     interval: float = 1.0  # simulated seconds between runs when a clock is given
     io_capacity: int = 200  # innodb_io_capacity: pages written per run from the flush list at full pace
-    io_capacity_max: int = 2000  # innodb_io_capacity_max (its default: 2000, or twice io_capacity if that is more):
-    # the most a run writes, however old the log
+    io_capacity_max: int = 2000  # innodb_io_capacity_max's default: the most a run writes, however old the log
+    # (MySQL raises its default to twice innodb_io_capacity when that is more; here a larger io_capacity needs it set)
     adaptive_flushing: bool = True  # innodb_adaptive_flushing: flush for the redo log's age as well as dirty %
     adaptive_flushing_lwm: float = 10.0  # innodb_adaptive_flushing_lwm: % of the redo capacity below which the
     # log's age asks for no flushing

@@ -53,7 +53,7 @@ class PageCleaner:
             return self.clock.now >= self.next_time
         return self.commits >= self.options.every_commits
 
-    def run(self, pool, pager, merge_leaf, change_buffer, modified_age: int = 0, capacity: int = 1) -> None:
+    def run(self, pool, pager, merge_leaf, change_buffer, modified_age: int, capacity: int) -> None:
         """One run: LRU flushing, flush-list flushing for the dirty pages and the redo log's ``modified_age`` (of
         ``capacity`` bytes), change-buffer merging (``merge_leaf(page_no, tag)`` reads a leaf in its own
         mini-transaction). The caller sets the IO cause."""

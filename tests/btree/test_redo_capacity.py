@@ -250,10 +250,11 @@ def test_read_only_open_and_damage_detection_are_unaffected():
 
 
 @settings(max_examples=25, deadline=None)
-@given(point=st.integers(1, 400), torn=st.booleans(), seed=st.integers(0, 3))
-def test_a_crash_during_forced_checkpoints_loses_no_acknowledged_write(point, torn, seed):
+@given(point=st.integers(1, 400), torn=st.booleans(), seed=st.integers(0, 3), clocked=st.booleans())
+def test_a_crash_during_forced_checkpoints_loses_no_acknowledged_write(point, torn, seed, clocked):
     device = SimDevice()
-    engine, _ = small_engine(device, buffer_pool_bytes=256 * 4096, redo_sync="commit")
+    clock = Clock(model=nvme()) if clocked else None  # with a clock, async flushes are in flight at the crash
+    engine, _ = small_engine(device, buffer_pool_bytes=256 * 4096, redo_sync="commit", clock=clock)
     create_insert_benchmark_schema(engine)
     model, acked = {}, {}
     device.crash_at_io(point, torn=torn, seed=point)
