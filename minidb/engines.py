@@ -119,13 +119,14 @@ REGISTRY: dict[str, EngineSpec] = {
     "btree": EngineSpec(
         name="btree", title="B+tree (InnoDB-like)", module="minidb.btree", function="open_btree",
         cache_option="buffer_pool_bytes", page_option="page_size",
-        size_options=lambda s: {"buffer_pool_bytes": s.cache_bytes, "page_size": s.page_size},
+        size_options=lambda s: {"buffer_pool_bytes": s.cache_bytes, "page_size": s.page_size,
+                                **({} if s.redo_log_bytes is None else {"redo_log_bytes": s.redo_log_bytes})},
         marker_files=("tablespace.ibd",),  # btree.tablespace.FILE
         # the tablespace, the doublewrite file, redo files and the checkpoint (btree/FORMAT.md)
         file_pattern=r"^(tablespace\.ibd|doublewrite\.dblwr|redo-.+)$",
         # seed 000: "sync on commit was disabled for the database redo log"; seed 002: the default, synced.
         presets={"no-sync": {"redo_sync": "none"}, "sync-on-commit": {"redo_sync": "commit"}},
-        features=frozenset({"change_buffer", "doublewrite"}),
+        features=frozenset({"change_buffer", "doublewrite", "redo_log_bytes"}),
         data_bytes=_btree_data_bytes,
         aliases=("innodb", "btree", "b+tree", "b-tree"),
         shades=("#1f5fa8", "#5b8fd0", "#9cbde6", "#0b3a6f"),  # blues

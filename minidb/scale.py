@@ -8,7 +8,9 @@ few gigabytes. Shrinking a benchmark keeps what decides its behaviour, the ratio
   IO-bound run), so the same share of pages or blocks is found in memory;
 * **memtable / database**, and the LSM's level-1 and file sizes with it: an LSM flushes as often per byte
   inserted and has as many levels as the post's did;
-* **page size**: 16 KiB (InnoDB's default page and MyRocks's block size in seed 004) at every scale.
+* **page size**: 16 KiB (InnoDB's default page and MyRocks's block size in seed 004) at every scale;
+* **redo log / database**, where the post's configuration gives the B+tree's redo log: the log wraps as often per
+  byte inserted as InnoDB's did, which is what forces its checkpoints (``minidb.btree.checkpoint``).
 
 Each workload has a ``Reference``, the post configuration its sizes are scaled from, and per-scale counts (rows,
 transactions, ...). ``engine_sizes`` turns an estimated database size into an engine's cache and LSM sizes.
@@ -33,6 +35,12 @@ MEMTABLE_BYTES = 64 * MIB
 TARGET_FILE_BYTES = 64 * MIB
 LEVEL_BASE_BYTES = 256 * MIB
 PAGE_SIZE = 16 * KIB
+# The B+tree's redo log (innodb_log_file_size x innodb_log_files_in_group) in seed 000's insert benchmark runs. The
+# seed says only "I tried to use a good my.cnf"; its author gives his typical InnoDB redo log of that time as "4gb
+# via 2gb/file and 2 files", used in his insert benchmark tests "because that is what we frequently use in
+# production" (Small Datum, "Benchmark(et)ing with InnoDB redo log size", 2017-05-09). It is a setting that sizes
+# the engine, not a published result, so it lives here rather than in data/.
+INSERT_BENCHMARK_REDO_BYTES = 2 * 2 * 1024 * MIB
 # Floors below which a size stops meaning anything: a memtable or SST file of fewer than four 16 KiB blocks; a
 # cache smaller than MySQL's minimum innodb_buffer_pool_size, 5 MiB (the MySQL reference manual).
 MIN_MEMTABLE_BYTES = 4 * PAGE_SIZE
@@ -40,6 +48,7 @@ MIN_CACHE_BYTES = 5 * MIB
 # The experiments that set a cache themselves floor it at the B+tree's smallest pool, 16 pages of 16 KiB (its
 # options refuse fewer frames), so that their tiny runs stay IO-bound; both engines get the same floor.
 SMALLEST_POOL_BYTES = 16 * PAGE_SIZE
+MIN_REDO_BYTES = 64 * PAGE_SIZE  # the B+tree's smallest redo log (its options refuse less)
 
 
 def current(name: str | None = None) -> str:
@@ -58,6 +67,7 @@ class Reference:
     source: str  # the seed and the sentence the numbers come from
     db_bytes: float  # database size in that configuration (the LSM's, uncompressed, where the post gives it)
     cache_fraction: dict  # engine -> cache bytes / database bytes in the post's IO-bound configuration
+    redo_fraction: float | None = None  # B+tree redo log bytes / database bytes there (None: the post gives none)
 
 
 @dataclass(frozen=True)
@@ -69,11 +79,13 @@ class EngineSizes:
     level_base_bytes: int  # LSM target size of level 1
     target_file_bytes: int  # LSM target SST file size
     page_size: int  # B+tree page size
+    redo_log_bytes: int | None = None  # B+tree redo log capacity (None: the engine's default)
 
 
 def engine_sizes(engine, db_bytes: float, reference: Reference, cache_bytes: int | None = None) -> EngineSizes:
     """Sizes for ``engine`` on a database of about ``db_bytes``: caches from the reference's cache fraction
-    (unless ``cache_bytes`` is given), LSM sizes scaled by ``db_bytes / reference.db_bytes``."""
+    (unless ``cache_bytes`` is given), LSM sizes scaled by ``db_bytes / reference.db_bytes``, the redo log from
+    the reference's redo fraction where it has one."""
     if db_bytes <= 0:
         raise ValueError(f"database size estimate must be > 0 bytes, got {db_bytes}")
     if cache_bytes is None:
@@ -88,7 +100,15 @@ def engine_sizes(engine, db_bytes: float, reference: Reference, cache_bytes: int
         level_base_bytes=max(4 * memtable, int(LEVEL_BASE_BYTES * f)),
         target_file_bytes=max(MIN_MEMTABLE_BYTES, int(TARGET_FILE_BYTES * f)),
         page_size=PAGE_SIZE,
+        redo_log_bytes=redo_log_bytes(reference.redo_fraction, db_bytes),
     )
+
+
+def redo_log_bytes(fraction: float | None, db_bytes: float) -> int | None:
+    """A redo log of ``fraction`` of ``db_bytes``, at least ``MIN_REDO_BYTES``; None for no fraction."""
+    if fraction is None:
+        return None
+    return max(MIN_REDO_BYTES, int(fraction * db_bytes))
 
 
 # -- per-workload sizes -----------------------------------------------------------------------------------------------
@@ -102,6 +122,7 @@ def _insert_benchmark_reference() -> Reference:
         db_bytes=float(sizes["MyRocks"]) * GB,
         cache_fraction={"lsm": float(caches["io-bound", "RocksDB"] / sizes["MyRocks"]),
                         "btree": float(caches["io-bound", "InnoDB"] / sizes["InnoDB-5.7.10"])},
+        redo_fraction=INSERT_BENCHMARK_REDO_BYTES / (float(sizes["InnoDB-5.7.10"]) * GB),
     )
 
 

@@ -46,6 +46,7 @@ CAUSE_COLORS = {  # IO causes, in every chart: foreground dark, background jobs 
     "eviction": "#1b7837",
     "page-cleaner": "#5aae61",
     "checkpoint": "#a6dba0",
+    "sync-flush": "#d9f0d3",
     "recovery": "#c51b7d",
 }
 PANEL_WIDTH = 210  # pixels per panel: two panels, their axes and titles fit the book's text column (about 600 px)

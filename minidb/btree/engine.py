@@ -30,7 +30,7 @@ Creating a keyspace is not part of a batch: a ``put`` to a new keyspace creates 
 (as DDL commits on its own in MySQL), so a failed batch may leave a new, empty keyspace behind.
 
 **Counting.** All IO goes through the device, attributed to a cause (``foreground``, ``eviction``,
-``page-cleaner``, ``checkpoint``, ``recovery``) and tagged with the keyspace each page belongs to, so
+``page-cleaner``, ``checkpoint``, ``sync-flush``, ``recovery``) and tagged with the keyspace each page belongs to, so
 ``device.stats`` has page reads and writes per index. ``stats()`` adds the engine's own counters.
 """
 
@@ -81,7 +81,8 @@ def open_btree(device: Device, *, page_size: int = 16384, buffer_pool_bytes: int
     * ``change_buffer``, ``change_buffer_max_size``: buffer changes to uncached leaves of non-unique indexes
       (``create_keyspace(name, unique=False)``), in at most this fraction of the pool.
     * ``redo_sync``: ``"commit"`` (sync the redo log at every commit), ``("every", N)`` or ``"none"``.
-    * ``redo_log_bytes``: the redo log capacity; a checkpoint runs when the log since the last one nears it.
+    * ``redo_log_bytes``: the redo log capacity; as the log fills, page writes and checkpoints are forced, and past
+      its sync point a client waits for them (checkpoint.py).
     * ``page_cleaner``: a ``PageCleanerOptions`` (the default one if not given), or None for no page cleaner.
     * ``split_policy``: the leaf split plug point (``split_policy.SplitPolicy``); None for the engine's own.
     * ``clock``: a ``minidb.sim.Clock``; when given, the page cleaner runs once per simulated second.
@@ -117,7 +118,8 @@ class BTreeEngine(Engine):
         self.split_policy = options.split_policy or DEFAULT_POLICY  # leaf split plug point
         self.counters = {"commits": 0, "continued_mtrs": 0, "splits": 0, "root_splits": 0, "merges": 0,
                          "root_lifts": 0, "checkpoints": 0, "rollbacks": 0, "stops": 0,
-                         "resumes": 0}  # engine events since open
+                         "resumes": 0, "async_flushes": 0, "async_flush_pages": 0, "sync_flushes": 0,
+                         "sync_flush_pages": 0, "redo_waits": 0}  # engine events since open
         self.cleaner = PageCleaner(options.page_cleaner, options.clock) if options.page_cleaner else None
         self.version = 0  # bumped by every committed change (a scan re-descends after one)
         self.recovery: dict = {}  # what the last recovery did (empty for a new database)
@@ -162,6 +164,8 @@ class BTreeEngine(Engine):
         # Read-only page writes go to the tablespace's overlay in memory, which needs no torn-page protection.
         self.doublewrite = dw.Doublewrite(dev, ps, dev.stats) if opts.doublewrite and not ro else None
         self.pager = Pager(self.pool, self.tablespace, self.redo, self.doublewrite, dev.stats, self._tag_of)
+        self.free_check = ckpt.LogFreeCheck(self.pool, self.pager, self.redo, self.tablespace, self.doublewrite, ps,
+                                            dev.stats, opts.clock, self.counters)
         self.fsp = fsp.FileSpace(self.pager, self.current_mtr)
         self.trees: dict[str, BTree] = {}  # keyspace name -> tree
         self.tree_by_id: dict[int, BTree] = {}  # index id -> tree, internal trees included
@@ -191,7 +195,7 @@ class BTreeEngine(Engine):
             mtr.init(self.pager.new_page(root), pg.INDEX_PAGE, 0, index_id, pg.NIL_PAGE, pg.NIL_PAGE, 0, [])
         self._commit_mtr(client=False)
         self.pager.release()
-        self._checkpoint(sharp=True)
+        self.free_check.sharp()
 
     def _recover(self) -> None:
         """An existing database: doublewrite repair, redo replay, then the catalog and the change buffer."""
@@ -521,14 +525,13 @@ class BTreeEngine(Engine):
 
     # -- background work -------------------------------------------------------------------------------------------
     def _background(self) -> None:
-        """Before a client write: the page cleaner and a fuzzy checkpoint, if due."""
+        """Before a client write: the page cleaner if due, then the redo log's free check (checkpoint.py)."""
         with self._failure_guard():
             if self.cleaner is not None and self.cleaner.due():
                 with self.device.stats.cause("page-cleaner"):
-                    self.cleaner.run(self.pool, self.pager, self._merge_leaf, self.change_buffer)
-            if ckpt.due(self.redo):
-                with self.device.stats.cause("checkpoint"):
-                    self._checkpoint(sharp=False)
+                    self.cleaner.run(self.pool, self.pager, self._merge_leaf, self.change_buffer,
+                                     self.free_check.modified_age(), self.redo.capacity)
+            self.free_check.run()
 
     def _merge_leaf(self, page_no: int, tag: str) -> None:
         """Read a leaf with buffered changes (reading merges them) in its own mini-transaction."""
@@ -537,15 +540,11 @@ class BTreeEngine(Engine):
             self._commit_mtr(client=False)
         self.pager.release()
 
-    def _checkpoint(self, sharp: bool) -> None:
-        ckpt.checkpoint(self.pool, self.pager, self.redo, self.tablespace, self.doublewrite, self.page_size, sharp)
-        self.counters["checkpoints"] += 1
-
     def flush(self) -> None:
         """Write every dirty page and take a sharp checkpoint (nothing is left to recover)."""
         self._check_writable()
         with self._failure_guard(), self.device.stats.cause("checkpoint"):
-            self._checkpoint(sharp=True)
+            self.free_check.sharp()
 
     def resume(self) -> None:
         """Restart a stopped engine in place once space is back: recover from the tablespace and the redo log, as a
@@ -662,7 +661,8 @@ class BTreeEngine(Engine):
             "change_buffer": {"enabled": self.options.change_buffer, **self.change_buffer.stats()},
             "page_cleaner": self.cleaner.stats() if self.cleaner is not None else None,
             "redo": {"lsn": self.redo.lsn, "checkpoint_lsn": self.redo.checkpoint_lsn, "age": self.redo.age,
-                     "capacity": self.redo.capacity, "files": self.redo.file_names(), "groups": self.redo.groups},
+                     "modified_age": self.free_check.modified_age(), "capacity": self.redo.capacity,
+                     "files": self.redo.file_names(), "groups": self.redo.groups},
             "doublewrite": self.doublewrite is not None,
             "recovery": dict(self.recovery),
             "io": _io_by_tag(io),

@@ -26,6 +26,11 @@ class PageCleanerOptions:
     every_commits: int = 64  # client commits between runs when no clock is given
     interval: float = 1.0  # simulated seconds between runs when a clock is given
     io_capacity: int = 200  # innodb_io_capacity: pages written per run from the flush list at full pace
+    io_capacity_max: int = 2000  # innodb_io_capacity_max's default: the most a run writes, however old the log
+    # (MySQL raises its default to twice innodb_io_capacity when that is more; here a larger io_capacity needs it set)
+    adaptive_flushing: bool = True  # innodb_adaptive_flushing: flush for the redo log's age as well as dirty %
+    adaptive_flushing_lwm: float = 10.0  # innodb_adaptive_flushing_lwm: % of the redo capacity below which the
+    # log's age asks for no flushing
     dirty_pct_lwm: float = 10.0  # innodb_max_dirty_pages_pct_lwm: flush-list flushing starts above this % dirty
     dirty_pct_max: float = 90.0  # innodb_max_dirty_pages_pct: at this % dirty a run writes io_capacity pages
     lru_scan_depth: float = 0.125  # fraction of the LRU tail scanned for dirty pages to write (InnoDB: 1024 of
@@ -36,6 +41,11 @@ class PageCleanerOptions:
         _check_int("page_cleaner.every_commits", self.every_commits, 1)
         _check_number("page_cleaner.interval", self.interval, 0.0, None, low_open=True)
         _check_int("page_cleaner.io_capacity", self.io_capacity, 1)
+        _check_int("page_cleaner.io_capacity_max", self.io_capacity_max, self.io_capacity,
+                   why=f"at least page_cleaner.io_capacity, {self.io_capacity}")
+        if not isinstance(self.adaptive_flushing, bool):
+            raise ValueError(f"bad page_cleaner.adaptive_flushing {self.adaptive_flushing!r}: must be True or False")
+        _check_number("page_cleaner.adaptive_flushing_lwm", self.adaptive_flushing_lwm, 0.0, 70.0)
         _check_number("page_cleaner.dirty_pct_lwm", self.dirty_pct_lwm, 0.0, 100.0)
         _check_number("page_cleaner.dirty_pct_max", self.dirty_pct_max, 0.0, 100.0, low_open=True)
         if self.dirty_pct_lwm > self.dirty_pct_max:
@@ -57,7 +67,8 @@ class BTreeOptions:
     change_buffer: bool = True  # innodb_change_buffering = all (for non-unique indexes)
     change_buffer_max_size: float = 0.25  # innodb_change_buffer_max_size, as a fraction of the pool
     redo_sync: str | tuple = "commit"  # innodb_flush_log_at_trx_commit: "commit" (1), ("every", N), "none" (0/2)
-    redo_log_bytes: int = 64 * MIB  # innodb_redo_log_capacity
+    redo_log_bytes: int = 64 * MIB  # innodb_redo_log_capacity (innodb_log_file_size x innodb_log_files_in_group
+    # before MySQL 8.0.30); the experiments scale it like the caches (minidb.scale.engine_sizes)
     page_cleaner: PageCleanerOptions | None = field(default_factory=PageCleanerOptions)  # None: no page cleaner
     split_policy: object | None = None  # the leaf split plug point (split_policy.SplitPolicy); None: default
     clock: Clock | None = None  # simulated time; paces the page cleaner when given

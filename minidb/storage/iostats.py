@@ -42,6 +42,7 @@ CAUSES = (
     "eviction",  # B+tree dirty page written because the buffer pool needed a free frame
     "page-cleaner",  # B+tree background writing of dirty pages
     "checkpoint",  # B+tree checkpoint: dirty pages written so the redo log can be recycled
+    "sync-flush",  # B+tree pages a client must write (and wait for) because the redo log is nearly full
     "recovery",  # replay of the redo log or WAL after a restart
 )
 

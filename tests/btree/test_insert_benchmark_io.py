@@ -94,4 +94,4 @@ def test_io_is_attributed_per_index_in_stats(small_pool):
     for name in SECONDARIES:
         assert io[name]["page_reads"]["foreground"] == device.stats.total(kind="data", tag=name,
                                                                           cause="foreground").reads
-    assert set(io["primary"]["page_writes"]) <= {"eviction", "page-cleaner", "checkpoint", "foreground"}
+    assert set(io["primary"]["page_writes"]) <= {"eviction", "page-cleaner", "checkpoint", "sync-flush", "foreground"}

@@ -27,8 +27,8 @@ def test_one_row_per_engine_and_configuration(tiny):
 
 def test_caches_are_larger_than_the_data_in_memory_and_a_few_percent_of_it_io_bound(tiny):
     for engine in f1.ENGINES:
-        # The data's bytes, not the files': the in-memory B+tree's files also hold its redo log (never checkpointed
-        # in so short a run), and its tablespace has room for every page allocated, written back or not.
+        # The data's bytes, not the files': the in-memory B+tree's files also hold its redo log, and its tablespace
+        # has room for every page allocated, written back or not.
         assert tiny.loc[(engine, "in-memory"), "cache_bytes"] > f1.estimated_db_bytes(tiny.rows.iloc[0])
         io_bound = tiny.loc[(engine, "io-bound")]
         assert io_bound.cache_bytes < 0.1 * io_bound.db_bytes
@@ -66,6 +66,34 @@ def test_same_seed_same_numbers():
     assert a == b
     assert f1.run_point("btree", "in-memory", 3000, seed=7) == f1.run_point("btree", "in-memory", 3000, seed=7)
     assert f1.run_point("lsm", "io-bound", 3000, seed=8) != a
+
+
+def test_in_memory_the_btree_writes_pages_because_its_log_wraps(tiny):
+    mem = tiny.loc[("btree", "in-memory")]
+    assert mem.log_wraps > 1 and mem.redo_pages_per_op > 0 and mem.stalled_share > 0
+    assert mem.redo_pages_per_op <= mem.page_writes_per_op and mem.sync_flush_pages_per_op <= mem.redo_pages_per_op
+    assert mem.wkb_per_op == pytest.approx(mem.log_wkb_per_op + mem.page_wkb_per_op, rel=0.05)  # + checkpoints
+    for config in f1.CONFIGS:  # an LSM has no redo log to wrap, and writes no page for one
+        lsm = tiny.loc[("lsm", config)]
+        assert lsm.redo_pages_per_op == 0 and lsm.log_wraps != lsm.log_wraps  # NaN
+
+
+def test_the_redo_log_is_scaled_like_the_caches():
+    rows = 20_000_000  # large enough that no floor applies
+    for config, cache_gb in (("in-memory", 190), ("io-bound", 35)):
+        ratio = f1.redo_log_bytes(config, rows) / f1.cache_bytes("btree", config, rows)
+        assert ratio == pytest.approx(4 * 2**30 / (cache_gb * 1e9), rel=1e-6)  # the post's log over its cache
+    assert f1.redo_log_bytes("in-memory", 10) == 64 * 16384  # the engine's smallest log
+    with pytest.raises(ValueError, match="configuration 'warm'"):
+        f1.redo_log_bytes("warm", 100)
+
+
+def test_a_larger_redo_log_forces_fewer_page_writes():
+    sweep = f1.redo_sweep("tiny", factors=(1, 16), cache_dir=False, progress=False)
+    small_log, large_log = sweep.iloc[0], sweep.iloc[1]
+    assert large_log.redo_log_bytes == 16 * small_log.redo_log_bytes
+    assert large_log.redo_pages_per_op < small_log.redo_pages_per_op
+    assert large_log.wkb_per_op < small_log.wkb_per_op and large_log.stalled_share < small_log.stalled_share
 
 
 def test_published_rows_use_the_same_columns_and_units():

@@ -44,7 +44,10 @@ def test_named_engines_map_the_scale_sizes_to_their_options(monkeypatch):
     assert calls[0]["clock"] == "c" and calls[0]["max_bytes_for_level_base"] == sizes.level_base_bytes
     assert calls[0]["target_file_size_base"] == sizes.target_file_bytes and calls[0]["block_size"] == 16384
     btree = REGISTRY["btree"].size_options(sizes)
-    assert btree == {"buffer_pool_bytes": sizes.cache_bytes, "page_size": 16384}
+    assert btree == {"buffer_pool_bytes": sizes.cache_bytes, "page_size": 16384,
+                     "redo_log_bytes": sizes.redo_log_bytes}
+    no_redo = scale.engine_sizes("btree", 1e9, scale.SYSBENCH)  # its post gives no redo log: the engine's default
+    assert no_redo.redo_log_bytes is None and "redo_log_bytes" not in REGISTRY["btree"].size_options(no_redo)
 
 
 def test_unknown_or_missing_engines_are_clear_errors(monkeypatch):
@@ -110,8 +113,10 @@ def test_engine_sizes_keep_the_reference_ratios():
     assert lsm.cache_bytes == int(db * 10 / 226) and btree.cache_bytes == int(db * 35 / 362)
     assert lsm.memtable_bytes == int(64 * 2**20 / 1000) and lsm.level_base_bytes == int(256 * 2**20 / 1000)
     assert lsm.page_size == btree.page_size == 16384
+    assert btree.redo_log_bytes == int(db * 4 * 2**30 / 362e9)  # the post's 2 x 2 GiB log over InnoDB's 362 GB
     floor = scale.engine_sizes("lsm", 1000.0, ref)  # too small to scale: the floors apply
     assert floor.memtable_bytes == 4 * 16384 and floor.cache_bytes == 5 * 2**20
+    assert floor.redo_log_bytes == scale.MIN_REDO_BYTES == 64 * 16384
     assert floor.level_base_bytes == 4 * floor.memtable_bytes
     assert scale.engine_sizes("lsm", db, ref, cache_bytes=7).cache_bytes == 7
     with pytest.raises(ValueError, match="cache_bytes"):
