@@ -175,7 +175,8 @@ class ChangeBuffer:
             if was.get(key) != value:
                 mtr.undo_before(frame, index_id, key)
                 if mtr.put(frame, key, value, self.ctx.page_size) == pg.FULL:
-                    raise CorruptionError(f"change buffer: the merged records do not fit in page {frame.page_no}")
+                    raise CorruptionError(f"change buffer: the records {self.policy!r} merged do not fit in page "
+                                          f"{frame.page_no}")
 
     def discard(self, entry_key: bytes) -> None:
         """Remove entry ``entry_key`` unmerged, if it is there (a rollback taking back a buffered change)."""
