@@ -13,15 +13,18 @@ number), so the changes to one leaf sort together, in the order they were made::
     key:   page u32 big-endian | seq u64 big-endian
     value: op u8 (1 put, 2 delete) | index id u32 | key length u16 | key | value
 
-**When a change is buffered**: the index is non-unique, the change buffer is on, the tree's descent found the
-level-1 page but not the leaf, and the change surely fits: the buffer knows the leaf's free space and record count
+**When a change is buffered**: the change buffer is on, the tree's descent found the level-1 page but not the leaf,
+and the policy (change_buffer_policy.py, the exercise's plug point) agrees; the engine's own agrees when the index is
+non-unique and the change surely fits: the buffer knows the leaf's free space and record count
 from when it was evicted (InnoDB keeps the same in its ibuf bitmap pages; here it is kept in memory, so after a
 restart a leaf is read once before changes to it are buffered). Buffered inserts never make a leaf overflow and
 buffered deletes never empty it, so merging never splits or merges pages. The buffer holds at most
 ``change_buffer_max_size`` of the pool (25% by default, ``innodb_change_buffer_max_size``).
 
 **When changes are merged**: whenever the leaf is read into the pool, for whatever reason (a get, a scan, a
-change that could not be buffered), before anyone looks at it; and by the page cleaner, a few leaves per run.
+change that could not be buffered), before anyone looks at it; and by the page cleaner, a few leaves per run. The
+policy's ``merge`` computes the leaf's records with the changes applied, and the difference is written into the page
+(deletes first, then puts, in key order), each change logged.
 
 **Merges and rollback.** A merge moves changes from the buffer into the leaf; what the index holds (its leaves with
 their buffered changes applied) stays the same. So when a client batch that spans several mini-transactions
@@ -38,6 +41,7 @@ import struct
 
 from ..errors import CorruptionError
 from . import page as pg
+from .change_buffer_policy import DEFAULT_POLICY, DELETE, PUT, check_can_buffer, check_merged
 
 OP_PUT = 1
 OP_DELETE = 2
@@ -48,10 +52,11 @@ ENTRY_HEAD = struct.Struct("<BIH")  # op, index id, key length
 class ChangeBuffer:
     """Buffered changes of one database (see the module docstring)."""
 
-    def __init__(self, ctx, tree, max_bytes: int) -> None:
+    def __init__(self, ctx, tree, max_bytes: int, policy=None) -> None:
         self.ctx = ctx  # tree_context.TreeContext: pager, mtr provider, trees by index id, page limits
         self.tree = tree  # the change buffer's own B+tree
         self.max_bytes = max_bytes  # most bytes of buffered entries
+        self.policy = policy or DEFAULT_POLICY  # decides what is buffered and merges it (change_buffer_policy.py)
         self.pending: dict[int, int] = {}  # leaf page -> entries waiting for it
         self.owner: dict[int, int] = {}  # leaf page -> index id of its tree
         self.estimates: dict[int, list[int]] = {}  # leaf page -> [free bytes, records] since it left the pool
@@ -77,25 +82,23 @@ class ChangeBuffer:
         """Record a put (``value``) or delete (None) for leaf ``page_no`` of ``tree`` instead of reading the
         leaf; False if it cannot be buffered (then the caller reads the leaf)."""
         est = self.estimates.get(page_no)
-        if est is None:
-            return False
         op = OP_DELETE if value is None else OP_PUT
         entry_key = ENTRY_KEY.pack(page_no, self.seq)
         entry = ENTRY_HEAD.pack(op, tree.index_id, len(key)) + key + (value or b"")
         size = pg.RECORD_OVERHEAD + len(entry_key) + len(entry)
         if len(entry_key) + len(entry) > self.ctx.max_record:
-            return False
-        if self.nbytes + size > self.max_bytes:
-            self.refused_full += 1
+            return False  # the entry would not fit in a page of the buffer's own tree
+        need = pg.RECORD_OVERHEAD + len(key) + len(value) if op == OP_PUT else 0
+        leaf = None if est is None else (est[0], est[1])
+        name = PUT if op == OP_PUT else DELETE
+        args = (tree.unique, name, need, leaf, size, self.max_bytes - self.nbytes)
+        if not check_can_buffer(self.policy, self.policy.can_buffer(*args), *args):
+            if est is not None and self.nbytes + size > self.max_bytes:
+                self.refused_full += 1
             return False
         if op == OP_PUT:
-            need = pg.RECORD_OVERHEAD + len(key) + len(value)
-            if est[0] < need:
-                return False
             est[0] -= need
         else:
-            if est[1] <= 1:
-                return False  # the leaf might become empty: let the tree handle it (it merges pages)
             est[1] -= 1
         self.tree.put(entry_key, entry)
         self.seq += 1
@@ -132,26 +135,48 @@ class ChangeBuffer:
                                   f"(type {page.type}, level {page.level})")
         mtr = self.ctx.current_mtr()
         in_batch = mtr.keeps_undo
+        index_id = self.owner[page_no]
+        before, during = [], []  # entries made before the open client batch, and by it
         try:
+            # Taking entries out of the buffer is never undone: a rollback takes back the leaf's changes instead.
+            mtr.keeps_undo = False
             for entry_key, entry in self.tree.items(ENTRY_KEY.pack(page_no, 0), ENTRY_KEY.pack(page_no + 1, 0)):
-                op, index_id, klen = ENTRY_HEAD.unpack_from(entry)
-                key = entry[ENTRY_HEAD.size:ENTRY_HEAD.size + klen]
-                mtr.keeps_undo = in_batch and ENTRY_KEY.unpack(entry_key)[1] >= self.batch_first_seq
-                mtr.undo_before(frame, index_id, key)
-                if op == OP_PUT:
-                    if mtr.put(frame, key, entry[ENTRY_HEAD.size + klen:], self.ctx.page_size) == pg.FULL:
-                        raise CorruptionError(f"change buffer: a buffered insert does not fit in page {page_no}")
-                else:
-                    mtr.delete(frame, key)
-                mtr.keeps_undo = False
+                op, _, klen = ENTRY_HEAD.unpack_from(entry)
+                change = (PUT if op == OP_PUT else DELETE, entry[ENTRY_HEAD.size:ENTRY_HEAD.size + klen],
+                          entry[ENTRY_HEAD.size + klen:] if op == OP_PUT else None)
+                batch = in_batch and ENTRY_KEY.unpack(entry_key)[1] >= self.batch_first_seq
+                (during if batch else before).append(change)
                 self.tree.delete(entry_key)
                 self.nbytes -= pg.RECORD_OVERHEAD + len(entry_key) + len(entry)
                 self.merged += 1
+            for changes, keeps_undo in ((before, False), (during, True)):
+                if changes:
+                    mtr.keeps_undo = keeps_undo
+                    self._apply(frame, index_id, changes)
         finally:
             mtr.keeps_undo = in_batch
         self.pending.pop(page_no, None)
         self.owner.pop(page_no, None)
         self.merged_pages += 1
+
+    def _apply(self, frame, index_id: int, changes: list) -> None:
+        """Write what the policy's merge of ``changes`` changes in the leaf in ``frame``, each change logged (with
+        the key's previous value as undo when the mtr keeps undo)."""
+        page = pg.Page(frame.buf)
+        old = page.records()
+        new = dict(check_merged(self.policy, self.policy.merge(old, changes)))
+        mtr = self.ctx.current_mtr()
+        for key, _ in old:
+            if key not in new:
+                mtr.undo_before(frame, index_id, key)
+                mtr.delete(frame, key)
+        was = dict(old)
+        for key, value in new.items():
+            if was.get(key) != value:
+                mtr.undo_before(frame, index_id, key)
+                if mtr.put(frame, key, value, self.ctx.page_size) == pg.FULL:
+                    raise CorruptionError(f"change buffer: the records {self.policy!r} merged do not fit in page "
+                                          f"{frame.page_no}")
 
     def discard(self, entry_key: bytes) -> None:
         """Remove entry ``entry_key`` unmerged, if it is there (a rollback taking back a buffered change)."""

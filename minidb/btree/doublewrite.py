@@ -14,6 +14,11 @@ earlier batch, is brought up to date by the redo replay that follows, which star
 copy could not be (the log before the checkpoint is gone), so it is never used: a page damaged in some other way
 is reported by its checksum instead of being silently rolled back.
 
+**The plug point** (exercise 05): recovery asks a *repair* object, given as ``open_btree(...,
+torn_page_repair=...)``, three questions in plain values, the contract of ``TornPageRepair``; the engine's own
+answers are ``DefaultRepair``'s. The engine checks what it is told (``check_copies``): a copy must be one of the
+slots, for the page its header names, so a wrong repair fails loudly instead of writing a page over another.
+
 Every page write therefore costs twice the bytes (finding F2 of the book: InnoDB's write amplification doubles),
 plus two syncs per batch. With doublewrite off, a torn page is still *detected* by its checksum (CorruptionError
 naming the file and page), never read as data; it just cannot be repaired.
@@ -21,7 +26,9 @@ naming the file and page), never read as data; it just cannot be repaired.
 
 from __future__ import annotations
 
+from ..errors import CorruptionError
 from . import page as pg
+from .tablespace import check_page
 
 FILE = "doublewrite.dblwr"
 SLOTS = 64  # pages per doublewrite batch (InnoDB 5.7: 2 x 64-page chunks); larger batches are written in parts
@@ -30,10 +37,11 @@ SLOTS = 64  # pages per doublewrite batch (InnoDB 5.7: 2 x 64-page chunks); larg
 class Doublewrite:
     """The doublewrite file of one database (see the module docstring)."""
 
-    def __init__(self, device, page_size: int, stats) -> None:
+    def __init__(self, device, page_size: int, stats, repair=None) -> None:
         self.device = device  # where the file lives
         self.page_size = page_size  # bytes per page
         self.stats = stats  # IO counters, for tagging each write with its keyspace
+        self.repair = repair or DEFAULT_REPAIR  # finds torn pages and the copies that repair them (TornPageRepair)
         self.file = device.open(FILE, "doublewrite", create=True)  # the slots
         # Its room is taken once, at open (InnoDB's doublewrite area is fixed at creation): page writes, which run
         # in the background, never need new space, so a full disk never stops them.
@@ -59,23 +67,78 @@ class Doublewrite:
         restored."""
         size = self.file.size
         data = self.file.read(0, size) if size else b""
-        newest: dict[int, bytes] = {}  # page number -> the valid copy with the highest LSN
-        for slot in range(len(data) // self.page_size):
-            image = data[slot * self.page_size:(slot + 1) * self.page_size]
-            if pg.is_zero(image) or pg.stored_checksum(image) != pg.checksum(image):
-                continue  # an empty slot, or a copy torn before the doublewrite sync
-            page = pg.Page(bytearray(image))
-            if page.lsn < checkpoint_lsn:
-                continue  # the redo needed to bring it up to date is gone
-            old = newest.get(page.page_no)
-            if old is None or pg.Page(bytearray(old)).lsn < page.lsn:
-                newest[page.page_no] = image
-        restored = []
-        for page_no in sorted(newest):
-            home = tablespace.read_raw(page_no)
-            if home is None or pg.is_zero(home) or not tablespace.valid(page_no, home):
-                tablespace.write_page(page_no, newest[page_no])
-                restored.append(page_no)
+        ps = self.page_size
+        slots = [data[i:i + ps] for i in range(0, len(data) - ps + 1, ps)]
+        copies = check_copies(self.repair, self.repair.newest_copies(slots, checkpoint_lsn), slots)
+        restored = [page_no for page_no in sorted(copies)
+                    if self.repair.needs_repair(page_no, tablespace.read_raw(page_no))]
+        for page_no in restored:
+            tablespace.write_page(page_no, copies[page_no])
         if restored:
             tablespace.sync()
         return restored
+
+
+class TornPageRepair:
+    """The plug point's contract: three functions of plain values (a module with them will do)."""
+
+    def page_is_intact(self, image: bytes) -> bool:
+        """Whether the page image is whole: written (not all zero) and its stored checksum is its checksum."""
+        raise NotImplementedError
+
+    def newest_copies(self, slots: list[bytes], checkpoint_lsn: int) -> dict[int, bytes]:
+        """{page number: the intact slot image of that page with the highest LSN}, among slots whose LSN is at least
+        ``checkpoint_lsn`` (older copies cannot be brought up to date by the redo log)."""
+        raise NotImplementedError
+
+    def needs_repair(self, page_no: int, home: bytes | None) -> bool:
+        """Whether the home image of page ``page_no`` (None: past the end of the file) must be restored."""
+        raise NotImplementedError
+
+
+class DefaultRepair(TornPageRepair):
+    """The engine's answers: a home page is repaired unless it passes every check of a page read."""
+
+    def page_is_intact(self, image):
+        return not pg.is_zero(image) and pg.stored_checksum(image) == pg.checksum(image)
+
+    def newest_copies(self, slots, checkpoint_lsn):
+        newest: dict[int, tuple[int, bytes]] = {}  # page number -> (LSN, image)
+        for image in slots:
+            if not self.page_is_intact(image):
+                continue  # an empty slot, or a copy torn before the doublewrite sync
+            page = pg.Page(bytearray(image))
+            if page.lsn >= checkpoint_lsn and page.lsn >= newest.get(page.page_no, (-1, b""))[0]:
+                newest[page.page_no] = (page.lsn, image)
+        return {page_no: image for page_no, (_, image) in newest.items()}
+
+    def needs_repair(self, page_no, home):
+        if home is None or pg.is_zero(home):
+            return True
+        try:
+            check_page(page_no, home)
+        except CorruptionError:
+            return True
+        return False
+
+    def __repr__(self) -> str:
+        return "DefaultRepair()"
+
+
+DEFAULT_REPAIR = DefaultRepair()
+
+
+def check_copies(repair, copies, slots: list[bytes]) -> dict[int, bytes]:
+    """``copies`` if each is a slot's image, under its own page number, else ValueError naming ``repair``."""
+    if not isinstance(copies, dict):
+        raise ValueError(f"torn_page_repair {repair!r}: newest_copies returned {type(copies).__name__}; it must be "
+                         f"a dict {{page number: slot image}}")
+    images = set(slots)
+    for page_no, image in copies.items():
+        if not isinstance(image, bytes) or image not in images:
+            raise ValueError(f"torn_page_repair {repair!r}: newest_copies gave page {page_no!r} an image that is not "
+                             f"one of the doublewrite slots")
+        if isinstance(page_no, bool) or not isinstance(page_no, int) or pg.Page(bytearray(image)).page_no != page_no:
+            raise ValueError(f"torn_page_repair {repair!r}: newest_copies gave page {page_no!r} the copy of page "
+                             f"{pg.Page(bytearray(image)).page_no}; a copy would be written over another page")
+    return copies

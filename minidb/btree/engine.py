@@ -69,6 +69,7 @@ def open_btree(device: Device, *, page_size: int = 16384, buffer_pool_bytes: int
                fill_factor: float = 15 / 16, merge_threshold: float = 0.5, doublewrite: bool = True,
                change_buffer: bool = True, change_buffer_max_size: float = 0.25, redo_sync="commit",
                redo_log_bytes: int = 64 << 20, page_cleaner=_NO_CLEANER, split_policy=None,
+               torn_page_repair=None, change_buffer_policy=None,
                clock=None, create_if_missing: bool = True, error_if_exists: bool = False,
                read_only: bool = False) -> BTreeEngine:
     """Open (or create) the B+tree database on ``device``; an existing one is recovered from its redo log.
@@ -85,6 +86,10 @@ def open_btree(device: Device, *, page_size: int = 16384, buffer_pool_bytes: int
       its sync point a client waits for them (checkpoint.py).
     * ``page_cleaner``: a ``PageCleanerOptions`` (the default one if not given), or None for no page cleaner.
     * ``split_policy``: the leaf split plug point (``split_policy.SplitPolicy``); None for the engine's own.
+    * ``torn_page_repair``: how recovery finds torn pages and their doublewrite copies (``doublewrite.TornPageRepair``,
+      the exercise's plug point); None for the engine's own.
+    * ``change_buffer_policy``: what the change buffer buffers and how it merges
+      (``change_buffer_policy.ChangeBufferPolicy``, the exercise's plug point); None for the engine's own.
     * ``clock``: a ``minidb.sim.Clock``; when given, the page cleaner runs once per simulated second.
     * ``create_if_missing``: create a database where there is none (else ``DatabaseMissingError``);
       ``error_if_exists``: ``DatabaseExistsError`` if there is one. Files without a checkpoint are never taken for
@@ -100,7 +105,8 @@ def open_btree(device: Device, *, page_size: int = 16384, buffer_pool_bytes: int
         merge_threshold=merge_threshold, doublewrite=doublewrite, change_buffer=change_buffer,
         change_buffer_max_size=change_buffer_max_size, redo_sync=redo_sync, redo_log_bytes=redo_log_bytes,
         page_cleaner=PageCleanerOptions() if page_cleaner is _NO_CLEANER else page_cleaner,
-        split_policy=split_policy, clock=clock, create_if_missing=create_if_missing,
+        split_policy=split_policy, torn_page_repair=torn_page_repair,
+        change_buffer_policy=change_buffer_policy, clock=clock, create_if_missing=create_if_missing,
         error_if_exists=error_if_exists, read_only=read_only)
     return BTreeEngine(device, options)
 
@@ -162,7 +168,8 @@ class BTreeEngine(Engine):
         self.redo = RedoLog(dev, opts.redo_log_bytes, opts.redo_sync, read_only=ro)
         self.tablespace = ts.Tablespace(dev, ps, create=cp is None, read_only=ro)
         # Read-only page writes go to the tablespace's overlay in memory, which needs no torn-page protection.
-        self.doublewrite = dw.Doublewrite(dev, ps, dev.stats) if opts.doublewrite and not ro else None
+        repair = opts.torn_page_repair  # None: the engine's own
+        self.doublewrite = dw.Doublewrite(dev, ps, dev.stats, repair) if opts.doublewrite and not ro else None
         self.pager = Pager(self.pool, self.tablespace, self.redo, self.doublewrite, dev.stats, self._tag_of)
         self.free_check = ckpt.LogFreeCheck(self.pool, self.pager, self.redo, self.tablespace, self.doublewrite, ps,
                                             dev.stats, opts.clock, self.counters)
@@ -176,7 +183,8 @@ class BTreeEngine(Engine):
         self.catalog = Catalog(self._make_tree("__catalog", fsp.CATALOG_INDEX_ID, fsp.CATALOG_ROOT, True, False))
         cb_tree = self._make_tree("__change_buffer", fsp.CHANGE_BUFFER_INDEX_ID, fsp.CHANGE_BUFFER_ROOT, True, False)
         self.change_buffer = ChangeBuffer(self.tree_context, cb_tree,
-                                          int(opts.change_buffer_max_size * opts.buffer_pool_bytes))
+                                          int(opts.change_buffer_max_size * opts.buffer_pool_bytes),
+                                          opts.change_buffer_policy)
         self.tree_context.change_buffer = self.change_buffer
         if cp is None:
             self._create()
@@ -204,7 +212,8 @@ class BTreeEngine(Engine):
             self.redo.open()
             restored = []
             if dev.exists(dw.FILE):
-                area = self.doublewrite or dw.Doublewrite(dev, self.page_size, dev.stats)
+                area = self.doublewrite or dw.Doublewrite(dev, self.page_size, dev.stats,
+                                                          self.options.torn_page_repair)
                 restored = area.recover(self.tablespace, self.redo.checkpoint_lsn)
                 if self.doublewrite is None and not self.read_only:
                     dev.delete(dw.FILE)
@@ -287,7 +296,9 @@ class BTreeEngine(Engine):
         capacity = self.page_size - pg.HEADER_BYTES
         tree = BTree(self.pool, name, index_id, root, unique, int(self.fill_factor * capacity),
                      int(self.options.merge_threshold * capacity), self.tree_context)
-        tree.buffered = not unique and self.options.change_buffer
+        # Every keyspace's changes may be buffered: the policy says no for a unique index (its leaf must be read to
+        # look for a duplicate); the engine's internal trees never are.
+        tree.buffered = register and self.options.change_buffer
         if register:
             self.trees[name] = tree
         self.tree_by_id[index_id] = tree

@@ -71,6 +71,8 @@ class BTreeOptions:
     # before MySQL 8.0.30); the experiments scale it like the caches (minidb.scale.engine_sizes)
     page_cleaner: PageCleanerOptions | None = field(default_factory=PageCleanerOptions)  # None: no page cleaner
     split_policy: object | None = None  # the leaf split plug point (split_policy.SplitPolicy); None: default
+    torn_page_repair: object | None = None  # doublewrite's repair plug point (doublewrite.TornPageRepair)
+    change_buffer_policy: object | None = None  # the change buffer's plug point (change_buffer_policy.py)
     clock: Clock | None = None  # simulated time; paces the page cleaner when given
     create_if_missing: bool = True  # create a database where there is none (False: DatabaseMissingError)
     error_if_exists: bool = False  # DatabaseExistsError if the device already holds a database
@@ -96,6 +98,16 @@ class BTreeOptions:
             for method in ("choose_split", "separator"):
                 if not callable(getattr(self.split_policy, method, None)):
                     raise ValueError(f"bad split_policy {self.split_policy!r}: it has no {method}() method")
+        if self.torn_page_repair is not None:
+            for method in ("page_is_intact", "newest_copies", "needs_repair"):
+                if not callable(getattr(self.torn_page_repair, method, None)):
+                    raise ValueError(f"bad torn_page_repair {self.torn_page_repair!r}: it has no {method}() "
+                                     f"function")
+        if self.change_buffer_policy is not None:
+            for method in ("can_buffer", "merge"):
+                if not callable(getattr(self.change_buffer_policy, method, None)):
+                    raise ValueError(f"bad change_buffer_policy {self.change_buffer_policy!r}: it has no {method}() "
+                                     f"function")
         if self.clock is not None and not isinstance(self.clock, Clock):
             raise ValueError(f"bad clock {self.clock!r}: must be a minidb.sim.Clock or None")
 

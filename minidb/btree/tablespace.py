@@ -57,18 +57,7 @@ class Tablespace:
 
     def check(self, page_no: int, buf) -> None:
         """CorruptionError unless ``buf`` is a valid image of page ``page_no`` (or a never-written zero page)."""
-        stored = pg.stored_checksum(buf)
-        if stored != pg.checksum(buf):
-            if pg.is_zero(buf):
-                return
-            raise CorruptionError(f"{FILE} page {page_no}: checksum mismatch (stored {stored:#010x}, computed "
-                                  f"{pg.checksum(buf):#010x}): torn or corrupted page")
-        found = pg.Page(bytearray(buf)).page_no
-        if found != page_no:
-            raise CorruptionError(f"{FILE} page {page_no}: holds page {found} (a misdirected write)")
-        problem = pg.structure_error(buf, page_no)
-        if problem is not None:
-            raise CorruptionError(f"{FILE} page {page_no}: checksum right but malformed: {problem}")
+        check_page(page_no, buf)
 
     def valid(self, page_no: int, buf) -> bool:
         """True if ``buf`` passes ``check`` for ``page_no``."""
@@ -111,3 +100,20 @@ class Tablespace:
         """Bytes of the data file (with a read-only overlay: as if its pages had been written)."""
         pages = max(self.overlay, default=-1) + 1 if self.overlay else 0
         return max(self.file.size, pages * self.page_size)
+
+
+def check_page(page_no: int, buf) -> None:
+    """CorruptionError unless ``buf`` is a valid image of page ``page_no`` (or a never-written zero page): its
+    checksum, its page number (a misdirected write) and its structure."""
+    stored = pg.stored_checksum(buf)
+    if stored != pg.checksum(buf):
+        if pg.is_zero(buf):
+            return
+        raise CorruptionError(f"{FILE} page {page_no}: checksum mismatch (stored {stored:#010x}, computed "
+                              f"{pg.checksum(buf):#010x}): torn or corrupted page")
+    found = pg.Page(bytearray(buf)).page_no
+    if found != page_no:
+        raise CorruptionError(f"{FILE} page {page_no}: holds page {found} (a misdirected write)")
+    problem = pg.structure_error(buf, page_no)
+    if problem is not None:
+        raise CorruptionError(f"{FILE} page {page_no}: checksum right but malformed: {problem}")

@@ -7,6 +7,7 @@ The engines count IO (``minidb.storage.IOStats``) and CPU work; this package tur
 * ``BackgroundQueue`` (``background.py``): flushes, compactions and page cleaning sharing the device;
 * ``Server``, ``throughput`` (``bottleneck.py``): the bottleneck law for many clients;
 * ``Simulator`` (``simulator.py``): places each step of a workload on the timeline;
+* ``device_time.plugged`` (``device_time.py``): another device model in the simulator's place (exercise 06);
 * ``intervals`` (``series.py``): the per-interval throughput series, as a DataFrame.
 
 Which parts are mechanism and which are model: IO counts are mechanism (what the engine did); seconds are model

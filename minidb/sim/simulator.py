@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from ..storage.device import Device
 from ..storage.iostats import IOCounts
+from ..storage.models import DeviceModel
 from .bottleneck import Demand, Server, resource_times
 from .clock import Clock
 from .cpu import CostModel, io_work
@@ -54,7 +55,8 @@ class Simulator:
     """Times the steps of one run; ``begin()`` before a step's work, ``end(ops)`` after it."""
 
     def __init__(self, device: Device, clock: Clock, server: Server, *, cost: CostModel | None = None,
-                 work: Callable[[], Mapping[str, float]] | None = None) -> None:
+                 work: Callable[[], Mapping[str, float]] | None = None,
+                 times: Callable[[Demand, DeviceModel, Server], Mapping[str, float]] = resource_times) -> None:
         if clock.model is None:
             raise ValueError("the simulator needs a clock with a device model (Clock(model=...))")
         self.device = device  # whose IOStats count the steps' IO
@@ -62,6 +64,7 @@ class Simulator:
         self.server = server  # cores and clients of the modelled server
         self.cost = cost or clock.cost or CostModel()  # per-unit CPU costs
         self.work = work or dict  # returns cumulative work counts (unit -> count)
+        self.times = times  # seconds per resource of a step's demand: the device model (device_time.py plugs one)
         self.steps: list[Step] = []  # every step timed so far
         self._mark: tuple | None = None  # counters at begin(), while a step is open
 
@@ -92,7 +95,7 @@ class Simulator:
         units = set(self.cost.units)
         fg_work = {u: max(0, n - job_work[u]) for u, n in work.items() if u in units}
         cpu = self.cost.seconds(fg_work) + self.cost.seconds(io_work(fg))
-        times = resource_times(Demand(cpu, fg), model, self.server)
+        times = self.times(Demand(cpu, fg), model, self.server)
         device_alone = max(times["iops"], times["bandwidth"])
         times_shared = dict(times)
         device_kind = "iops" if times["iops"] >= times["bandwidth"] else "bandwidth"

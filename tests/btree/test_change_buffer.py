@@ -2,10 +2,12 @@
 background, survive crashes, and save page reads."""
 
 import random
+import types
 
 import pytest
 
 from minidb.btree import PageCleanerOptions
+from minidb.btree.change_buffer_policy import DEFAULT_POLICY, DefaultChangeBufferPolicy
 from minidb.kv import WriteBatch
 
 from .helpers import create_insert_benchmark_schema, insert_benchmark_batches, small_engine
@@ -157,3 +159,52 @@ def test_changes_that_might_not_fit_are_not_buffered(value):
     else:
         assert cb["buffered"] == before
     engine.check()
+
+
+class GreedyPolicy(DefaultChangeBufferPolicy):
+    """Buffers everything it is asked about, unique indexes included: the engine must refuse."""
+
+    def can_buffer(self, unique, op, record_bytes, leaf, entry_bytes, buffer_free):
+        return leaf is not None
+
+
+class UnsortedMerge(DefaultChangeBufferPolicy):
+    """Merges right but returns the records newest key first."""
+
+    def merge(self, records, entries):
+        return super().merge(records, entries)[::-1]
+
+
+def evicting_load(engine, name, rows=2000):
+    """Put ``rows`` rows into ``name`` in random order, so that its leaves leave the 16-page pool."""
+    rng = random.Random(3)
+    for key in rng.sample(range(rows), rows):
+        engine.put(name, b"%06d" % key, b"v" * 60)
+
+
+def test_a_policy_that_buffers_a_unique_index_is_refused():
+    engine, _ = small_engine(change_buffer_policy=GreedyPolicy())
+    with pytest.raises(ValueError, match="can_buffer said yes to a put that cannot be buffered: the index is unique"):
+        evicting_load(engine, "primary")
+
+
+def test_a_merge_that_breaks_key_order_is_refused():
+    engine, _ = small_engine(change_buffer_policy=UnsortedMerge())
+    engine.create_keyspace("s", unique=False)
+    with pytest.raises(ValueError, match="keys must be strictly ascending"):
+        evicting_load(engine, "s")
+        engine.check()
+
+
+def test_a_policy_without_the_two_functions_is_refused():
+    with pytest.raises(ValueError, match="bad change_buffer_policy .* no merge"):
+        small_engine(change_buffer_policy=types.SimpleNamespace(can_buffer=bool))
+
+
+@pytest.mark.parametrize("unique, op, record_bytes, leaf, entry_bytes, free, expected", [
+    (False, "put", 100, (100, 5), 50, 50, True), (False, "put", 101, (100, 5), 50, 50, False),
+    (False, "delete", 0, (100, 2), 50, 50, True), (False, "delete", 0, (100, 1), 50, 50, False),
+    (False, "put", 10, (100, 5), 51, 50, False), (False, "put", 10, None, 1, 50, False),
+    (True, "put", 10, (100, 5), 1, 50, False)])
+def test_the_default_policy_at_each_boundary(unique, op, record_bytes, leaf, entry_bytes, free, expected):
+    assert DEFAULT_POLICY.can_buffer(unique, op, record_bytes, leaf, entry_bytes, free) is expected

@@ -1,9 +1,12 @@
 """The doublewrite buffer: page writes cost twice the bytes, and torn home pages are repaired at recovery."""
 
+import types
+
 import pytest
 
 from minidb.btree import page as pg
 from minidb.btree.doublewrite import FILE as DOUBLEWRITE
+from minidb.btree.doublewrite import DefaultRepair
 from minidb.btree.tablespace import FILE as TABLESPACE
 from minidb.errors import CorruptionError, DeviceCrashed
 
@@ -113,3 +116,36 @@ def test_turning_doublewrite_off_still_repairs_from_the_old_area_then_drops_it()
     assert engine.recovery["doublewrite_restored"] and not device.exists(DOUBLEWRITE)
     assert {name: dict(engine.scan(name)) for name in engine.keyspaces()} == expected
     engine.check()
+
+
+class MisplacingRepair(DefaultRepair):
+    """Hands back page 3's copy as page 4's: the engine must refuse to write it there."""
+
+    def newest_copies(self, slots, checkpoint_lsn):
+        copies = super().newest_copies(slots, checkpoint_lsn)
+        return {page_no + 1: image for page_no, image in copies.items()}
+
+
+def test_a_plugged_repair_repairs_like_the_default():
+    engine, device = load(True)
+    for batch in insert_benchmark_batches(300, 3, start=3000):
+        engine.write(batch)
+    expected = {name: dict(engine.scan(name)) for name in engine.keyspaces()}
+    crash_during_home_write(engine, device, 6)
+    engine, _ = small_engine(device, buffer_pool_bytes=32 * 4096, torn_page_repair=DefaultRepair())
+    assert engine.recovery["doublewrite_restored"]
+    assert {name: dict(engine.scan(name)) for name in engine.keyspaces()} == expected
+
+
+def test_a_repair_that_misplaces_a_copy_is_refused():
+    engine, device = load(True)
+    for batch in insert_benchmark_batches(300, 3, start=3000):
+        engine.write(batch)
+    crash_during_home_write(engine, device, 6)
+    with pytest.raises(ValueError, match="would be written over another page"):
+        small_engine(device, buffer_pool_bytes=32 * 4096, torn_page_repair=MisplacingRepair())
+
+
+def test_a_repair_without_the_three_functions_is_refused():
+    with pytest.raises(ValueError, match="bad torn_page_repair .* no needs_repair"):
+        small_engine(torn_page_repair=types.SimpleNamespace(page_is_intact=bool, newest_copies=dict))

@@ -16,6 +16,7 @@ import pytest
 # The exercises plug into the engines, whose C extensions (and numpy under them) load once per process; the
 # in-process inner pytest runs below restore sys.modules after each run, so the engines are imported here first.
 import minidb.btree  # noqa: F401
+import minidb.experiments.f4_cloud_iops  # noqa: F401  (pandas, numpy: exercise 06 runs chapter 6's experiment)
 import minidb.lsm  # noqa: F401
 from minidb.grading.activation import plugin_args
 from minidb.grading.exercise import default_root, discover, load_exercise
