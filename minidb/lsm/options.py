@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 from . import compression as _compression
+from .wal_error_handler import check_handler
 from .wal_recovery import check_mode
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
@@ -86,7 +87,8 @@ class DBOptions:
     compaction_readahead_size: int = 2 * MIB  # bytes read per request by compaction input iterators
     writable_file_max_buffer_size: int = 1 * MIB  # bytes written per request when building an SST
     reproduce_2018_disk_full_bug: bool = False  # teaching: acknowledge writes the engine drops (seed 004)
-    on_wal_write_error: str = "read_only"  # "read_only" (RocksDB: a hard error, resume() later) or "abort" (MyRocks)
+    # "read_only" (RocksDB: a hard error, resume() later), "abort" (MyRocks), or a handler (wal_error_handler.py)
+    on_wal_write_error: object = "read_only"
     wal_recovery_mode: str | int = "kTolerateCorruptedTailRecords"  # RocksDB's WALRecoveryMode (wal_recovery.py)
     column_families: dict = None  # {name: {CF option: value}} for each family besides "default"
     keyspace_cf: dict = None  # {keyspace: column family name}; unlisted keyspaces go to "default"
@@ -187,11 +189,10 @@ def check_db(db: DBOptions) -> None:
     for listener in db.listeners:
         if not any(callable(getattr(listener, m, None)) for m in LISTENER_METHODS):
             raise ValueError(f"bad option listeners: {listener!r} has none of {', '.join(LISTENER_METHODS)}")
-    if db.on_wal_write_error not in ("read_only", "abort"):
-        raise ValueError(f"bad option on_wal_write_error={db.on_wal_write_error!r}: 'read_only' or 'abort'")
-    if db.reproduce_2018_disk_full_bug and db.on_wal_write_error == "abort":
-        raise ValueError("bad options: reproduce_2018_disk_full_bug=True acknowledges failed writes, "
-                         "on_wal_write_error='abort' stops on them; choose one")
+    check_handler(db.on_wal_write_error)
+    if db.reproduce_2018_disk_full_bug and db.on_wal_write_error != "read_only":
+        raise ValueError(f"bad options: reproduce_2018_disk_full_bug=True acknowledges failed writes, "
+                         f"on_wal_write_error={db.on_wal_write_error!r} decides what they do; choose one")
     object.__setattr__(db, "wal_recovery_mode", check_mode(db.wal_recovery_mode))
     if db.clock is not None and not all(hasattr(db.clock, a) for a in ("now", "advance", "wait_until",
                                                                         "job_duration")):
