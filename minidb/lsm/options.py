@@ -49,6 +49,7 @@ class CFOptions:
     soft_pending_compaction_bytes_limit: int = 64 * GIB  # estimated compaction debt at which writes slow down
     hard_pending_compaction_bytes_limit: int = 256 * GIB  # ... at which writes stop
     compaction_pri: str = "min_overlapping_ratio"  # which file of a level to compact: or "round_robin"
+    compaction_picker: object = None  # a leveled picker (compaction_picker.py's plug point) instead of the engine's
     size_ratio: int = 1  # universal: percent by which runs may differ and still be merged
     max_size_amplification_percent: int = 200  # universal: full compaction when newer runs exceed this % of the last
     min_merge_width: int = 2  # universal: fewest runs merged by a size-ratio compaction
@@ -248,4 +249,7 @@ def check_cf(o: CFOptions, cf: str) -> CFOptions:
     if o.filter_policy is not None:
         from .filter_policy import check_policy
         check_policy(o.filter_policy, where)
+    if o.compaction_picker is not None:
+        from .compaction_picker import check_picker
+        check_picker(o, where)
     return o
