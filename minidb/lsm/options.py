@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 from . import compression as _compression
+from .scan_merge import check_plugin
 from .wal_error_handler import check_handler
 from .wal_recovery import check_mode
 
@@ -96,6 +97,7 @@ class DBOptions:
     # Objects told of every installed flush and compaction (RocksDB's EventListener): each has
     # on_flush_completed(engine, job) and/or on_compaction_completed(engine, job), see background.py.
     listeners: tuple = ()
+    merging_iterator: object = None  # a plugin that merges every scan's sources in Python (scan_merge.py)
     create_if_missing: bool = True  # create a database where there is none (False: DatabaseMissingError)
     error_if_exists: bool = False  # DatabaseExistsError if the device already holds a database
     read_only: bool = False  # open for reading only (RocksDB's OpenForReadOnly): no file is written or deleted
@@ -191,6 +193,8 @@ def check_db(db: DBOptions) -> None:
         if not any(callable(getattr(listener, m, None)) for m in LISTENER_METHODS):
             raise ValueError(f"bad option listeners: {listener!r} has none of {', '.join(LISTENER_METHODS)}")
     check_handler(db.on_wal_write_error)
+    if db.merging_iterator is not None:
+        check_plugin(db.merging_iterator)
     if db.reproduce_2018_disk_full_bug and db.on_wal_write_error != "read_only":
         raise ValueError(f"bad options: reproduce_2018_disk_full_bug=True acknowledges failed writes, "
                          f"on_wal_write_error={db.on_wal_write_error!r} decides what they do; choose one")
