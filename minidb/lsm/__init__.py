@@ -8,8 +8,10 @@ from the bottom up:
   ``filter_policy`` (filters), ``compression``, ``log_format``/``log_writer``/``log_reader`` (the WAL and MANIFEST
   record framing), ``write_batch`` (WAL payloads), ``version_edit`` (MANIFEST records);
 * memory: ``memtable`` (sorted in-memory table), ``block_cache`` (LRU of blocks);
-* iteration: ``iterator`` (merging), ``two_level_iter`` (a table), ``level_iter`` (a level), ``db_iter`` (scans);
-* durability: ``wal``, ``version_set`` (MANIFEST and CURRENT), ``recovery``;
+* iteration: ``iterator`` (merging), ``two_level_iter`` (a table), ``level_iter`` (a level), ``db_iter`` (scans),
+  ``scan_merge`` (a scan's merging plugged in, exercise 09);
+* durability: ``wal``, ``wal_error_handler`` (what a failed WAL write does, plugged in: exercise 07),
+  ``version_set`` (MANIFEST and CURRENT), ``recovery``;
 * shape: ``version``, ``level_sizing``, ``compaction``, ``compaction_picker`` (leveled), ``universal_picker``,
   ``compaction_iter`` (the merge loop), ``jobs``, ``stalls``, ``background``;
 * reporting: ``compaction_stats`` (RocksDB's "Compaction Stats" table);

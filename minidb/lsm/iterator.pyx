@@ -10,12 +10,13 @@ millions of entries creates no Python object per entry. The pointers stay valid 
 and compactions. It yields *every* version of every key (newest first for equal user keys, because the internal
 key order puts higher sequence numbers first); dropping old versions is the caller's job.
 
-The methods are ``cdef`` (called from Cython at C speed); ``entries()`` exposes an iterator to Python for tests.
+The methods are ``cdef`` (called from Cython at C speed); ``entries()`` exposes an iterator to Python, for tests and
+for the plugged-in merging of exercise 09 (scan_merge.py).
 """
 
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 
-from .dbformat cimport compare_internal
+from .dbformat cimport TRAILER_SIZE, compare_internal, compare_user
 
 
 cdef class InternalIterator:
@@ -30,14 +31,17 @@ cdef class InternalIterator:
     cdef int next(self) except -1:
         raise NotImplementedError
 
-    def entries(self, bytes start=None):
-        """Every (internal key, value) from ``start`` (or the first entry) to the end, as a Python list."""
+    def entries(self, bytes start=None, bytes end=None):
+        """Every (internal key, value) from ``start`` (or the first entry) to the end, or up to the first whose user
+        key is ``end`` or past it, as a Python list."""
         out = []
         if start is None:
             self.seek_to_first()
         else:
             self.seek(start, len(start))
         while self.valid:
+            if end is not None and compare_user(self.key, self.klen - TRAILER_SIZE, end, len(end)) >= 0:
+                break
             out.append(((<const char*>self.key)[:self.klen], (<const char*>self.val)[:self.vlen]))
             self.next()
         return out

@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 from . import compression as _compression
+from .scan_merge import check_plugin
+from .wal_error_handler import check_handler
 from .wal_recovery import check_mode
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
@@ -48,6 +50,7 @@ class CFOptions:
     soft_pending_compaction_bytes_limit: int = 64 * GIB  # estimated compaction debt at which writes slow down
     hard_pending_compaction_bytes_limit: int = 256 * GIB  # ... at which writes stop
     compaction_pri: str = "min_overlapping_ratio"  # which file of a level to compact: or "round_robin"
+    compaction_picker: object = None  # a leveled picker (compaction_picker.py's plug point) instead of the engine's
     size_ratio: int = 1  # universal: percent by which runs may differ and still be merged
     max_size_amplification_percent: int = 200  # universal: full compaction when newer runs exceed this % of the last
     min_merge_width: int = 2  # universal: fewest runs merged by a size-ratio compaction
@@ -86,13 +89,15 @@ class DBOptions:
     compaction_readahead_size: int = 2 * MIB  # bytes read per request by compaction input iterators
     writable_file_max_buffer_size: int = 1 * MIB  # bytes written per request when building an SST
     reproduce_2018_disk_full_bug: bool = False  # teaching: acknowledge writes the engine drops (seed 004)
-    on_wal_write_error: str = "read_only"  # "read_only" (RocksDB: a hard error, resume() later) or "abort" (MyRocks)
+    # "read_only" (RocksDB: a hard error, resume() later), "abort" (MyRocks), or a handler (wal_error_handler.py)
+    on_wal_write_error: object = "read_only"
     wal_recovery_mode: str | int = "kTolerateCorruptedTailRecords"  # RocksDB's WALRecoveryMode (wal_recovery.py)
     column_families: dict = None  # {name: {CF option: value}} for each family besides "default"
     keyspace_cf: dict = None  # {keyspace: column family name}; unlisted keyspaces go to "default"
     # Objects told of every installed flush and compaction (RocksDB's EventListener): each has
     # on_flush_completed(engine, job) and/or on_compaction_completed(engine, job), see background.py.
     listeners: tuple = ()
+    merging_iterator: object = None  # a plugin that merges every scan's sources in Python (scan_merge.py)
     create_if_missing: bool = True  # create a database where there is none (False: DatabaseMissingError)
     error_if_exists: bool = False  # DatabaseExistsError if the device already holds a database
     read_only: bool = False  # open for reading only (RocksDB's OpenForReadOnly): no file is written or deleted
@@ -187,11 +192,12 @@ def check_db(db: DBOptions) -> None:
     for listener in db.listeners:
         if not any(callable(getattr(listener, m, None)) for m in LISTENER_METHODS):
             raise ValueError(f"bad option listeners: {listener!r} has none of {', '.join(LISTENER_METHODS)}")
-    if db.on_wal_write_error not in ("read_only", "abort"):
-        raise ValueError(f"bad option on_wal_write_error={db.on_wal_write_error!r}: 'read_only' or 'abort'")
-    if db.reproduce_2018_disk_full_bug and db.on_wal_write_error == "abort":
-        raise ValueError("bad options: reproduce_2018_disk_full_bug=True acknowledges failed writes, "
-                         "on_wal_write_error='abort' stops on them; choose one")
+    check_handler(db.on_wal_write_error)
+    if db.merging_iterator is not None:
+        check_plugin(db.merging_iterator)
+    if db.reproduce_2018_disk_full_bug and db.on_wal_write_error != "read_only":
+        raise ValueError(f"bad options: reproduce_2018_disk_full_bug=True acknowledges failed writes, "
+                         f"on_wal_write_error={db.on_wal_write_error!r} decides what they do; choose one")
     object.__setattr__(db, "wal_recovery_mode", check_mode(db.wal_recovery_mode))
     if db.clock is not None and not all(hasattr(db.clock, a) for a in ("now", "advance", "wait_until",
                                                                         "job_duration")):
@@ -247,4 +253,7 @@ def check_cf(o: CFOptions, cf: str) -> CFOptions:
     if o.filter_policy is not None:
         from .filter_policy import check_policy
         check_policy(o.filter_policy, where)
+    if o.compaction_picker is not None:
+        from .compaction_picker import check_picker
+        check_picker(o, where)
     return o
