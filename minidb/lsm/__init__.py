@@ -11,7 +11,7 @@ from the bottom up:
 * iteration: ``iterator`` (merging), ``two_level_iter`` (a table), ``level_iter`` (a level), ``db_iter`` (scans);
 * durability: ``wal``, ``version_set`` (MANIFEST and CURRENT), ``recovery``;
 * shape: ``version``, ``level_sizing``, ``compaction``, ``compaction_picker`` (leveled), ``universal_picker``,
-  ``compaction_iter`` (the merge loop), ``jobs``, ``stalls``, ``background``;
+  ``compaction_iter`` (the merge loop), ``jobs``, ``stalls``, ``scheduler``;
 * reporting: ``compaction_stats`` (RocksDB's "Compaction Stats" table);
 * clients: ``engine`` (LSMEngine); transactions are ``minidb.transaction``'s, the same for both engines.
 """
