@@ -134,6 +134,16 @@ class Engine(ABC):
         a reopen, as the engine's docstring says); an engine that never stops says False."""
         return False
 
+    @property
+    def background_error(self) -> str | None:
+        """Why a failure in background work (a flush, a compaction, a WAL write) keeps the engine refusing writes,
+        reads still served, until ``resume()``; None while it takes writes (always, for an engine without one)."""
+        return None
+
+    def resume(self) -> None:
+        """Leave the ``stopped`` or ``background_error`` state once its cause is gone (space freed); the failure's
+        error if it persists, EngineStopped if only a reopen recovers this engine; a no-op while it runs."""
+
     @abstractmethod
     def keyspaces(self) -> list[str]:
         """Names of the keyspaces that exist, sorted."""

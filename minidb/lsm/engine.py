@@ -503,7 +503,8 @@ class LSMEngine(Engine):
 
     def resume(self) -> None:
         """Leave the read-only state of a background error by retrying the failed work; ReadOnlyError if it fails
-        again (e.g. the disk is still full). A no-op when there is no background error."""
+        again (e.g. the disk is still full), EngineStopped if the engine stopped (only a reopen recovers it). A no-op
+        when there is no background error."""
         self._check_open()
         if self.scheduler.error is None:
             return  # (a read_only engine never has one)
@@ -568,6 +569,11 @@ class LSMEngine(Engine):
         """True after ``on_wal_write_error="abort"`` stopped the engine (until a reopen, as mysqld restarts)."""
         return self._stopped is not None
 
+    @property
+    def background_error(self) -> str | None:
+        """Why writes are refused after a failed flush, compaction or WAL write, until ``resume()`` (scheduler.py)."""
+        return self.scheduler.error
+
     def last_write_memory(self) -> int:
         """Bytes the last commit held at its peak: the batch plus its copy in the memtable (seed 000)."""
         return self._last_write_memory
@@ -616,9 +622,9 @@ class LSMEngine(Engine):
         c["sst_bytes"] = sum(cf.version.total_bytes() for cf in self.cfs.values())
         c["pending_compaction_bytes"] = sum(cf.pending_compaction_bytes() for cf in self.cfs.values())
         c["jobs_in_flight"] = len(self.scheduler.jobs)
-        c["read_only"] = self.scheduler.error is not None
+        c["read_only"] = self.background_error is not None
         c["stopped"] = self._stopped is not None
-        c["background_error"] = self.scheduler.error
+        c["background_error"] = self.background_error
         c["last_sequence"] = self.last_sequence
         wal = self.device.stats.total(kind="wal")
         c["wal_bytes_written"] = wal.write_bytes

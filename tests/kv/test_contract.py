@@ -122,6 +122,13 @@ def test_a_closed_database_reopens_with_its_keyspaces_and_data(kind):
     e.close()
 
 
+def test_a_running_engine_has_no_background_error_and_resume_changes_nothing(engine):
+    engine.put("pk", b"k", b"v")
+    assert engine.background_error is None and not engine.stopped
+    engine.resume()
+    assert engine.background_error is None and engine.get("pk", b"k") == b"v"
+
+
 PAIRS = st.dictionaries(st.binary(min_size=1, max_size=4), st.binary(max_size=12), max_size=80)
 
 
