@@ -10,7 +10,8 @@ A workload, a command or an experiment names an engine; this module turns the na
 * **presets**: named groups of options that mean the same thing on both engines (``spec.preset("no-sync")``),
   and the engine's optional features, named by the option that sets them (``spec.supports("change_buffer")``;
   ``"memtable_bytes"``: writes wait in a memtable that a flush writes out; ``"bits_per_key"``: a get probes files
-  behind bloom filters; ``"wal_recovery_mode"``: how an open meets a damaged log is an option);
+  behind bloom filters; ``"wal_recovery_mode"``: how an open meets a damaged log is an option; ``"listeners"``:
+  listeners hear of every background job installed);
 * **repair**: the functions that check every file of a database and salvage what is readable (``minidb verify``,
   ``minidb repair``: ``spec.verify_files(device)``, ``spec.salvage_files(device, out)``), and the options a
   database copied from a device reopens with (``spec.reopen_options(device)``: the B+tree's page size);
@@ -176,7 +177,7 @@ REGISTRY: dict[str, EngineSpec] = {
         marker_files=("CURRENT",),  # lsm.version_set.CURRENT
         file_pattern=r"^(CURRENT|CURRENT\.tmp|MANIFEST-\d{6,}|\d{6,}\.(sst|log))$",  # lsm/FORMAT.md's names
         presets={"no-sync": {"wal_sync": "none"}, "sync-on-commit": {"wal_sync": "write"}},
-        features=frozenset({"compression", "memtable_bytes", "bits_per_key", "wal_recovery_mode"}),
+        features=frozenset({"compression", "memtable_bytes", "bits_per_key", "wal_recovery_mode", "listeners"}),
         report=_compaction_stats,
         data_bytes=_lsm_data_bytes,
         verifier="minidb.verify.lsm_files:verify", salvager="minidb.verify.salvage:salvage_lsm",

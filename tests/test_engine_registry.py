@@ -50,7 +50,7 @@ def test_an_engine_without_repair_tools_says_so():
 
 def test_features_name_what_experiments_ask_of_an_engine():
     lsm, btree = engines.get("lsm"), engines.get("btree")
-    for feature in ("memtable_bytes", "bits_per_key", "wal_recovery_mode"):
+    for feature in ("memtable_bytes", "bits_per_key", "wal_recovery_mode", "listeners"):
         assert lsm.supports(feature) and not btree.supports(feature)
 
 
