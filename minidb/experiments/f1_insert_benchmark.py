@@ -110,7 +110,7 @@ def run(scale: str | None = None, *, rows: int | None = None, seed: int = 0, cha
         executor=None, cache_dir=None, progress: bool = True) -> pd.DataFrame:
     """Both engines in both configurations at ``scale`` (default ``minidb.scale.current()``): one row per
     (engine, config[, change_buffer]) with ``COLUMNS`` first. ``change_buffer`` lists the B+tree settings to run.
-    ``attrs["growth"]`` holds the fixed-cache growth sweep (``growth``)."""
+    ``attrs["growth"]`` holds the fixed-cache growth sweep (``growth``; ``growth_of`` gives it back as a frame)."""
     rows = scales.insert_benchmark(scale).rows if rows is None else int(rows)
     points = []
     for engine in ENGINES:
@@ -124,8 +124,15 @@ def run(scale: str | None = None, *, rows: int | None = None, seed: int = 0, cha
     without = ~frame.engine.map(lambda e: engines.get(e).supports("change_buffer")).astype(bool)
     frame.loc[without, "change_buffer"] = None  # an LSM has no change buffer
     frame = frame[[*COLUMNS, *[c for c in frame.columns if c not in COLUMNS]]]
-    frame.attrs["growth"] = growth(scale, seed=seed, executor=executor, cache_dir=cache_dir, progress=progress)
+    # as records: pandas compares attrs when it concatenates frames, which it cannot do for a DataFrame
+    frame.attrs["growth"] = growth(scale, seed=seed, executor=executor, cache_dir=cache_dir,
+                                   progress=progress).to_dict("records")
     return frame
+
+
+def growth_of(results: pd.DataFrame) -> pd.DataFrame:
+    """The growth sweep ``run`` kept with ``results`` (empty if none)."""
+    return pd.DataFrame(results.attrs.get("growth") or [])
 
 
 def growth_cache_bytes(base_rows: int) -> int:
@@ -221,8 +228,8 @@ def claims(results: pd.DataFrame) -> list[Claim]:
                     published=pub.wkb_per_op["InnoDB-5.7", "io-bound"] / pub.wkb_per_op["MyRocks", "io-bound"],
                     ours=io_btree.wkb_per_op / io_lsm.wkb_per_op, band=at_least(1.5)),
     ]
-    grown = results.attrs.get("growth")
-    if grown is not None and len(grown):
+    grown = growth_of(results)
+    if len(grown):
         first, last = grown.iloc[0], grown.iloc[-1]
         out.append(Claim.check(
             f"At a fixed cache the B+tree reads more per insert as the table outgrows it: reads per insert at "

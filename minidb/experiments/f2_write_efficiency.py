@@ -22,7 +22,7 @@ registry's ``listeners`` feature), ``run`` also keeps, per level of its default 
 Stats of the whole run (load and requests): the level's size at the end, the bytes compactions moved into it from
 the level above (Rn), the bytes of its own they rewrote with them (Rnp1) and the bytes they wrote (Write; L0's are
 the flushes). ``model_lsm_write_amp`` predicts the bytes written to the sorted files per byte flushed from the sizes
-and the bytes moved, and a claim compares it with the count.
+and the bytes moved (``level_model``, level by level), and a claim compares it with the count.
 """
 
 from __future__ import annotations
@@ -77,15 +77,20 @@ def level_flows(spec, engine) -> list[dict]:
              "written_kb": r["Write(KB)"]} for r in stats if r["Level"] != "Sum"]
 
 
+def level_model(levels: pd.DataFrame) -> pd.DataFrame:
+    """Per level below L0 that bytes were moved into: its fanout (size over the nearest non-empty level's above),
+    the bytes moved in and written per byte flushed, and the model's writes: (1 + fanout) / 2 per byte moved."""
+    above = levels.size_kb.where(levels.size_kb > 0).ffill().shift()  # the nearest non-empty level above
+    flushed = levels.written_kb.iloc[0]  # L0 receives only flushes
+    out = pd.DataFrame({"level": levels.level, "fanout": levels.size_kb / above, "moved": levels.moved_kb / flushed,
+                        "written": levels.written_kb / flushed})
+    out["model"] = out.moved * (1 + out.fanout) / 2
+    return out.iloc[1:][out.moved.iloc[1:] > 0].reset_index(drop=True)
+
+
 def model_lsm_write_amp(levels: pd.DataFrame) -> float:
-    """Bytes written to an LSM's files per byte flushed: 1 for the flush, then, for each level below L0, the bytes
-    moved into it per byte flushed times (1 + fanout) / 2, the fanout being its size over the nearest non-empty
-    level's above it."""
-    flushed, above, amp = levels.written_kb.iloc[0], levels.size_kb.iloc[0], 1.0
-    for level in levels.iloc[1:].itertuples():
-        amp += level.moved_kb / flushed * (1 + level.size_kb / above) / 2 if level.moved_kb else 0.0
-        above = level.size_kb or above
-    return amp
+    """Bytes written to an LSM's files per byte flushed, modelled: 1 for the flush plus ``level_model``'s levels."""
+    return 1 + level_model(levels).model.sum(skipna=False)
 
 
 def counted_lsm_write_amp(levels: pd.DataFrame) -> float:
@@ -136,7 +141,7 @@ def run(scale: str | None = None, *, nodes: int | None = None, requests: int | N
         executor=None, cache_dir=None, progress: bool = True) -> pd.DataFrame:
     """Every configuration of ``POINTS`` at ``scale`` (default ``minidb.scale.current()``): one row each, with
     ``COLUMNS``; ``doublewrite`` is None for the LSM. ``attrs["levels"]`` holds the LSM's level flows
-    (``LEVEL_COLUMNS``, see the module docstring)."""
+    (``LEVEL_COLUMNS``, see the module docstring; ``levels_of`` gives them back as a frame)."""
     size = scales.linkbench(scale)
     nodes = size.nodes if nodes is None else int(nodes)
     requests = size.requests if requests is None else int(requests)
@@ -150,8 +155,15 @@ def run(scale: str | None = None, *, nodes: int | None = None, requests: int | N
     levels = [pd.DataFrame(lv).assign(engine=e) for e, lv in zip(frame.engine, frame.get("levels", []))
               if isinstance(lv, list)]
     out = frame[list(COLUMNS)]
-    out.attrs["levels"] = pd.concat(levels, ignore_index=True)[list(LEVEL_COLUMNS)] if levels else None
+    # as records: pandas compares attrs when it concatenates frames, which it cannot do for a DataFrame
+    out.attrs["levels"] = (pd.concat(levels, ignore_index=True)[list(LEVEL_COLUMNS)].to_dict("records")
+                           if levels else [])
     return out
+
+
+def levels_of(results: pd.DataFrame) -> pd.DataFrame:
+    """The level flows ``run`` kept with ``results`` (``LEVEL_COLUMNS``; empty if none)."""
+    return pd.DataFrame(results.attrs.get("levels") or [], columns=list(LEVEL_COLUMNS))
 
 
 def published() -> pd.DataFrame:
@@ -196,12 +208,12 @@ def claims(results: pd.DataFrame) -> list[Claim]:
         Claim.check("The LSM writes the least: the smallest B+tree KB per transaction / the LSM's",
                     published=pub_innodb.min() / pub[pub.engine == "MyRocks"].wkb_per_txn.iloc[0],
                     ours=btree.wkb_per_txn.min() / lsm.wkb_per_txn, band=at_least(1)),
-    ] + _model_claims(results.attrs.get("levels"))
+    ] + _model_claims(levels_of(results))
 
 
-def _model_claims(levels: pd.DataFrame | None) -> list[Claim]:
+def _model_claims(levels: pd.DataFrame) -> list[Claim]:
     """The LSM write-amp model's claim, for a run that kept the level flows."""
-    if levels is None or not len(levels):
+    if not len(levels):
         return []
     lsm = levels[levels.engine == "lsm"]
     return [Claim.check("A model from the LSM's level sizes predicts its file writes: model / counted bytes "

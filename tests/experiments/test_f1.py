@@ -95,7 +95,7 @@ def test_the_change_buffer_claim_needs_a_run_with_it_off(runs):
 
 
 def test_at_a_fixed_cache_the_btree_reads_more_per_insert_as_the_table_grows(runs):
-    grown = runs[1].attrs["growth"]
+    grown = f1.growth_of(runs[1])
     assert list(grown.rows) == [f * f1.GROWTH_BASE_ROWS["tiny"] for f in f1.GROWTH_FACTORS]
     assert grown.cache_bytes.nunique() == 1  # one cache for every table size
     assert grown.db_over_cache.is_monotonic_increasing and grown.reads_per_insert.is_monotonic_increasing

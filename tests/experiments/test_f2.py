@@ -1,5 +1,7 @@
 """Finding F2 at the tiny scale: bytes written per Linkbench transaction by page size, doublewrite and engine."""
 
+import math
+
 import pandas as pd
 import pytest
 
@@ -55,7 +57,7 @@ def test_published_has_the_seed_table_in_the_same_columns():
 
 def test_same_seed_same_numbers(tiny):
     again = f2.run("tiny", cache_dir=False, progress=False)
-    assert again.equals(tiny) and again.attrs["levels"].equals(tiny.attrs["levels"])
+    assert again.equals(tiny) and f2.levels_of(again).equals(f2.levels_of(tiny))
 
 
 def test_an_unknown_engine_is_a_clear_error():
@@ -75,7 +77,7 @@ def levels(*rows):
 
 
 def test_the_lsm_keeps_its_level_flows_and_the_btree_has_none(tiny):
-    flows = tiny.attrs["levels"]
+    flows = f2.levels_of(tiny)
     assert list(flows.columns) == list(f2.LEVEL_COLUMNS) and set(flows.engine) == {"lsm"}
     assert flows.level.iloc[0] == "L0" and flows.moved_kb.iloc[0] == 0  # L0 receives flushes, nothing moved
     deeper = flows.iloc[1:]
@@ -88,6 +90,14 @@ def test_the_model_charges_each_level_moved_into_half_of_one_plus_its_fanout():
     shape = levels(("L0", 10, 0, 0, 100), ("L1", 40, 100, 150, 250), ("L2", 0, 0, 0, 0), ("L3", 400, 50, 300, 350))
     assert f2.model_lsm_write_amp(shape) == pytest.approx(1 + 2.5 + 0.5 * 5.5)
     assert f2.counted_lsm_write_amp(shape) == pytest.approx(700 / 100)
+    per_level = f2.level_model(shape)
+    assert list(per_level.level) == ["L1", "L3"] and list(per_level.fanout) == [4, 10]
+    assert list(per_level.written) == [2.5, 3.5] and list(per_level.model) == [2.5, 2.75]
+
+
+def test_an_empty_l0_leaves_the_base_levels_fanout_unknown_not_infinite():
+    shape = levels(("L0", 0, 0, 0, 100), ("L6", 30, 100, 0, 100))
+    assert f2.level_model(shape).fanout.isna().all() and math.isnan(f2.model_lsm_write_amp(shape))
 
 
 def test_a_level_nothing_was_moved_into_adds_nothing_to_the_model():
@@ -101,5 +111,5 @@ def test_the_model_claim_needs_the_level_flows(tiny):
     assert len(f2.claims(bare)) == len(with_flows) - 1
     model = with_flows[-1]
     assert "level sizes" in model.claim and model.band == f2.MODEL_BAND
-    flows = tiny.attrs["levels"]
+    flows = f2.levels_of(tiny)
     assert model.ours == pytest.approx(f2.model_lsm_write_amp(flows) / f2.counted_lsm_write_amp(flows))
