@@ -7,8 +7,8 @@ sorted index build (``btr_bulk``, 5.7+) fills them; the LSM overrides it and ing
 (MyRocks' bulk load: seed 004's failing ``CREATE INDEX k_1 ON sbtest1(k)`` ran out of space writing them).
 
 The index is visible only when the build succeeds; a failed build raises the engine's error (a full disk: OSError
-with ENOSPC, or TableFullError on the B+tree) and the table keeps its old schema. (With the default bulk load the batches
-already committed stay in a keyspace no schema names; building the index again starts by clearing it.)
+with ENOSPC, or TableFullError on the B+tree) and the table keeps its old schema. (With the default bulk load the
+batches already committed stay in a keyspace no schema names; building the index again starts by clearing it.)
 """
 
 from __future__ import annotations
