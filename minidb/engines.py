@@ -8,7 +8,13 @@ A workload, a command or an experiment names an engine; this module turns the na
   which of them sets the cache (``spec.cache_option``: the buffer pool or the block cache);
 * **files**: how to recognise a database the engine wrote from a device's file listing (``spec.recognises``);
 * **presets**: named groups of options that mean the same thing on both engines (``spec.preset("no-sync")``),
-  and the engine's optional features (``spec.supports("change_buffer")``);
+  and the engine's optional features, named by the option that sets them (``spec.supports("change_buffer")``;
+  ``"memtable_bytes"``: writes wait in a memtable that a flush writes out; ``"bits_per_key"``: a get probes files
+  behind bloom filters; ``"wal_recovery_mode"``: how an open meets a damaged log is an option; ``"listeners"``:
+  listeners hear of every background job installed);
+* **repair**: the functions that check every file of a database and salvage what is readable (``minidb verify``,
+  ``minidb repair``: ``spec.verify_files(device)``, ``spec.salvage_files(device, out)``), and the options a
+  database copied from a device reopens with (``spec.reopen_options(device)``: the B+tree's page size);
 * **book**: the other names that stand for each engine (InnoDB, MyRocks; ``kind_of``) and its colours in charts;
 * **report**: the sections ``minidb stats`` adds for the engine (the LSM's compaction stats tables);
 * **size**: the bytes that hold the data, not the logs (``spec.data_bytes(engine)``): what a size comparison
@@ -53,6 +59,11 @@ class EngineSpec:
     features: frozenset[str] = frozenset()  # optional features, named by the option that turns them on or off
     report: Callable[[Engine, str], dict] = lambda engine, unit: {}  # `minidb stats`'s engine-specific sections
     data_bytes: Callable[[Engine], int] = lambda engine: 0  # bytes holding the data, not the logs (see below)
+    # "module:function" checking every file of a database on a device: (device) -> [minidb.verify.FileReport]
+    verifier: str | None = None
+    # "module:function" reading file by file what an engine that cannot open left readable: (device, Salvaged)
+    salvager: str | None = None
+    reopen_options: Callable[[object], dict] = lambda device: {}  # options to open the database of a device's copy
     sized_like: str | None = None  # the engine whose published cache fractions it takes (None: its own name's)
     aliases: tuple[str, ...] = ()  # lower-case prefixes of other names for this kind of engine (InnoDB, MyRocks)
     shades: tuple[str, ...] = ("#7f7f7f",)  # the book's colours for engines of this kind, the family colour first
@@ -64,6 +75,15 @@ class EngineSpec:
         except (ImportError, AttributeError) as exc:
             raise ValueError(f"engine {self.name!r} is not available: {self.module}.{self.function} cannot be "
                              f"loaded ({exc})") from exc
+
+    def verify_files(self, device) -> list:
+        """A ``minidb.verify.FileReport`` per file of the database on ``device`` (``verifier``)."""
+        return _function(self, "verifier")(device)
+
+    def salvage_files(self, device, out) -> None:
+        """Add to ``out`` (a ``minidb.verify.salvage.Salvaged``) what the files on ``device`` hold readable
+        (``salvager``)."""
+        _function(self, "salvager")(device, out)
 
     def open(self, device, **options) -> Engine:
         """Open the engine on ``device`` with ``options`` (the opener's keywords)."""
@@ -91,6 +111,22 @@ class EngineSpec:
     def supported(self, **options) -> dict:
         """The subset of ``options`` naming features this engine has (``doublewrite=`` is dropped for an LSM)."""
         return {k: v for k, v in options.items() if k in self.features}
+
+
+def _function(spec: EngineSpec, field_name: str) -> Callable:
+    """The function the "module:function" of ``spec``'s field ``field_name`` names; ValueError if it has none."""
+    dotted = getattr(spec, field_name)
+    if dotted is None:
+        raise ValueError(f"engine {spec.name!r} has no {field_name}")
+    module, function = dotted.split(":")
+    return getattr(importlib.import_module(module), function)
+
+
+def _btree_reopen_options(device) -> dict:
+    """The page size the B+tree on ``device`` was created with (its checkpoint's; InnoDB's default if unreadable)."""
+    from .verify.salvage import page_size_of
+
+    return {"page_size": page_size_of(device)}
 
 
 def _compaction_stats(engine, unit: str) -> dict:
@@ -128,6 +164,8 @@ REGISTRY: dict[str, EngineSpec] = {
         presets={"no-sync": {"redo_sync": "none"}, "sync-on-commit": {"redo_sync": "commit"}},
         features=frozenset({"change_buffer", "doublewrite", "redo_log_bytes"}),
         data_bytes=_btree_data_bytes,
+        verifier="minidb.verify.btree_files:verify", salvager="minidb.verify.salvage:salvage_btree",
+        reopen_options=_btree_reopen_options,
         aliases=("innodb", "btree", "b+tree", "b-tree"),
         shades=("#1f5fa8", "#5b8fd0", "#9cbde6", "#0b3a6f"),  # blues
     ),
@@ -140,9 +178,10 @@ REGISTRY: dict[str, EngineSpec] = {
         marker_files=("CURRENT",),  # lsm.version_set.CURRENT
         file_pattern=r"^(CURRENT|CURRENT\.tmp|MANIFEST-\d{6,}|\d{6,}\.(sst|log))$",  # lsm/FORMAT.md's names
         presets={"no-sync": {"wal_sync": "none"}, "sync-on-commit": {"wal_sync": "write"}},
-        features=frozenset({"compression"}),
+        features=frozenset({"compression", "memtable_bytes", "bits_per_key", "wal_recovery_mode", "listeners"}),
         report=_compaction_stats,
         data_bytes=_lsm_data_bytes,
+        verifier="minidb.verify.lsm_files:verify", salvager="minidb.verify.salvage:salvage_lsm",
         aliases=("myrocks", "rocksdb", "lsm", "leveldb"),
         shades=("#d9591b", "#f0913f", "#f6bd85", "#8f3408"),  # oranges
     ),

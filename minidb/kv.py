@@ -23,12 +23,18 @@ enough (no IO, no tree walk) to read around every step of a workload: the CPU mo
 (``minidb.sim.cpu``), the driver computes cache hit rates. ``stats()`` is everything else an engine counts, in its
 own words; IO itself is in ``device.stats``. ``last_write_memory()`` is the memory the last ``write`` held at its
 peak (the batch and any copy the engine made of it), which a transaction reports as its peak memory.
+
+**Bulk load.** ``bulk_load(keyspace, pairs)`` fills a keyspace with an index being built (``CREATE INDEX``,
+minidb/index_build.py), sorted by key. Its default here writes the sorted entries in write batches of
+``BULK_LOAD_BATCH``, so that a B+tree's pages split at the right edge and fill to the fill factor, as InnoDB's sorted
+index build fills them; an engine with a cheaper path overrides it (the LSM writes SST files and ingests them, as
+MyRocks' bulk load does).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Iterator
+from typing import Iterable, Iterator
 
 # The counters of Engine.work(), in every engine: name -> what is counted (the first six are minidb.sim.cpu units).
 WORK = {
@@ -45,6 +51,17 @@ WORK = {
 # The write batch is in Cython (write_batch.pyx): engines' loads build one per transaction, a put per index entry.
 from .write_batch import BATCH_OP_OVERHEAD, BatchTooLarge, WriteBatch, check_key  # noqa: F401 (re-exported)
 
+BULK_LOAD_BATCH = 1000  # entries per write batch of the default bulk_load
+
+
+def sorted_entries(keyspace: str, pairs: Iterable[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """``pairs`` (key, value) sorted by key, as bytes; ValueError naming ``keyspace`` if a key repeats."""
+    rows = sorted((bytes(k), bytes(v)) for k, v in pairs)
+    for (a, _), (b, _) in zip(rows, rows[1:]):
+        if a == b:
+            raise ValueError(f"bulk load into keyspace {keyspace!r}: key {a.hex()} appears twice")
+    return rows
+
 
 class Engine(ABC):
     """What the table layer, the workloads and the book use of an engine. Each method's contract is one line."""
@@ -60,6 +77,24 @@ class Engine(ABC):
         batch = WriteBatch()
         batch.delete(keyspace, key)
         self.write(batch)
+
+    def bulk_load(self, keyspace: str, pairs: Iterable[tuple[bytes, bytes]], *, unique: bool = False) -> int:
+        """Make ``pairs`` the content of the new ``keyspace`` (or of one a failed load left part-filled), written in
+        key order; returns the batches (or files) written; ValueError if a key repeats."""
+        rows = sorted_entries(keyspace, pairs)
+        self.create_keyspace(keyspace, unique=unique)
+        stale = [k for k, _ in self.scan(keyspace)]  # left by a load that failed part way
+        for start in range(0, len(stale), BULK_LOAD_BATCH):
+            batch = WriteBatch()
+            for k in stale[start:start + BULK_LOAD_BATCH]:
+                batch.delete(keyspace, k)
+            self.write(batch)
+        for start in range(0, len(rows), BULK_LOAD_BATCH):
+            batch = WriteBatch()
+            for k, v in rows[start:start + BULK_LOAD_BATCH]:
+                batch.put(keyspace, k, v)
+            self.write(batch)
+        return -(-len(rows) // BULK_LOAD_BATCH)
 
     @abstractmethod
     def get(self, keyspace: str, key: bytes) -> bytes | None:
@@ -98,6 +133,16 @@ class Engine(ABC):
         """True while a failure it cannot go on from keeps the engine refusing every call (until ``resume()`` or
         a reopen, as the engine's docstring says); an engine that never stops says False."""
         return False
+
+    @property
+    def background_error(self) -> str | None:
+        """Why a failure in background work (a flush, a compaction, a WAL write) keeps the engine refusing writes,
+        reads still served, until ``resume()``; None while it takes writes (always, for an engine without one)."""
+        return None
+
+    def resume(self) -> None:
+        """Leave the ``stopped`` or ``background_error`` state once its cause is gone (space freed); the failure's
+        error if it persists, EngineStopped if only a reopen recovers this engine; a no-op while it runs."""
 
     @abstractmethod
     def keyspaces(self) -> list[str]:

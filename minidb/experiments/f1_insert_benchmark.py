@@ -66,6 +66,12 @@ PUBLISHED_SIZE_NAMES = {"InnoDB-5.7.10": "InnoDB-5.7", "MyRocks": "MyRocks"}  # 
 # chapter builds in about a minute; other scales use their own count (None).
 BOOK_ROWS = {"small": 200_000}
 
+# The fixed-cache growth (chapter 3's model): the B+tree, change buffer off, loading a table of BASE x 1, 2, 4 rows
+# under the one cache of half the BASE-row database, so that database / cache grows with the table.
+GROWTH_ENGINE = "btree"  # the engine whose reads the model predicts
+GROWTH_BASE_ROWS = {"tiny": 5_000, "small": 5_000, "large": 20_000}  # per scale: small, so the sweep is cheap
+GROWTH_FACTORS = (1, 2, 4)  # table sizes in base rows
+
 COLUMNS = ("engine", "config", "rows", "ops_per_sec", "rkb_per_op", "wkb_per_op", "reads_per_op",
            "foreground_reads_per_op", "db_bytes", "cache_bytes")  # every frame of this module starts with these
 
@@ -146,7 +152,8 @@ def index_reads_per_op(io, ops: int) -> dict[str, float]:
 def run(scale: str | None = None, *, rows: int | None = None, seed: int = 0, change_buffer=(True,),
         executor=None, cache_dir=None, progress: bool = True) -> pd.DataFrame:
     """Both engines in both configurations at ``scale`` (default ``minidb.scale.current()``): one row per
-    (engine, config[, change_buffer]) with ``COLUMNS`` first. ``change_buffer`` lists the B+tree settings to run."""
+    (engine, config[, change_buffer]) with ``COLUMNS`` first. ``change_buffer`` lists the B+tree settings to run.
+    ``attrs["growth"]`` holds the fixed-cache growth sweep (``growth``; ``growth_of`` gives it back as a frame)."""
     rows = scales.insert_benchmark(scale).rows if rows is None else int(rows)
     points = []
     for engine in ENGINES:
@@ -159,7 +166,40 @@ def run(scale: str | None = None, *, rows: int | None = None, seed: int = 0, cha
     frame["change_buffer"] = frame.change_buffer.astype(object)
     without = ~frame.engine.map(lambda e: engines.get(e).supports("change_buffer")).astype(bool)
     frame.loc[without, "change_buffer"] = None  # an LSM has no change buffer
-    return frame[[*COLUMNS, *[c for c in frame.columns if c not in COLUMNS]]]
+    frame = frame[[*COLUMNS, *[c for c in frame.columns if c not in COLUMNS]]]
+    # as records: pandas compares attrs when it concatenates frames, which it cannot do for a DataFrame
+    frame.attrs["growth"] = growth(scale, seed=seed, executor=executor, cache_dir=cache_dir,
+                                   progress=progress).to_dict("records")
+    return frame
+
+
+def growth_of(results: pd.DataFrame) -> pd.DataFrame:
+    """The growth sweep ``run`` kept with ``results`` (empty if none)."""
+    return pd.DataFrame(results.attrs.get("growth") or [])
+
+
+def growth_cache_bytes(base_rows: int) -> int:
+    """The fixed cache of the growth sweep: half the database of ``base_rows`` rows (at least the smallest pool)."""
+    return max(scales.SMALLEST_POOL_BYTES, estimated_db_bytes(base_rows) // 2)
+
+
+def growth_point(rows: int, cache_bytes: int, seed: int = 0) -> dict:
+    """``rows`` rows into the B+tree (change buffer off) under a cache of ``cache_bytes``: the database over the
+    cache, and the page reads per insert."""
+    spec = engines.get(GROWTH_ENGINE)
+    options = {**spec.preset(SYNC_PRESET), **spec.supported(change_buffer=False)}
+    s = insert_benchmark(GROWTH_ENGINE, rows=rows, cache_bytes=cache_bytes, seed=seed, device=DEVICE,
+                         secondary_indexes=SECONDARY_INDEXES, **options).summary
+    return {"db_bytes": s["db_bytes"], "db_over_cache": s["db_bytes"] / s["cache_bytes"],
+            "reads_per_insert": s["reads_per_op"]}
+
+
+def growth(scale: str | None = None, *, seed: int = 0, executor=None, cache_dir=None,
+           progress: bool = True) -> pd.DataFrame:
+    """The growth sweep at ``scale``: one row per table size (``rows``) under one cache (``GROWTH_BASE_ROWS``)."""
+    base = GROWTH_BASE_ROWS[scales.current(scale)]
+    points = [dict(rows=f * base, cache_bytes=growth_cache_bytes(base), seed=seed) for f in GROWTH_FACTORS]
+    return sweep(growth_point, points, name="f1-growth", executor=executor, cache_dir=cache_dir, progress=progress)
 
 
 def _point(engine: str, config: str, rows: int, seed: int, change_buffer: bool, redo_factor: float = 1.0) -> dict:
@@ -227,9 +267,10 @@ def book_run(scale: str | None = None, **kwargs) -> pd.DataFrame:
 
 def claims(results: pd.DataFrame) -> list[Claim]:
     """F1's verdict (DESIGN.md): the LSM's rate changes little from in-memory to IO-bound, the B+tree's drops by 2x
-    or more, its reads are secondary-index leaves, and the LSM's index maintenance reads nothing; in memory the
-    B+tree's page writes are forced by its finite redo log, which limits its rate. ``results`` is ``run``'s frame; a
-    run with the change buffer off adds the change buffer's claim."""
+    or more, its reads are secondary-index leaves and grow with database / cache at a fixed cache, and the LSM's
+    index maintenance reads nothing; in memory the B+tree's page writes are forced by its finite redo log, which
+    limits its rate. ``results`` is ``run``'s frame; a run with the change buffer off adds the change buffer's
+    claim, one with ``attrs["growth"]`` the growth's."""
     ours = results[results.change_buffer.isin([True, None])].set_index(["engine", "config"])
     pub = published().set_index(["engine", "config"])
     io_btree, io_lsm = ours.loc[("btree", "io-bound")], ours.loc[("lsm", "io-bound")]
@@ -276,6 +317,14 @@ def claims(results: pd.DataFrame) -> list[Claim]:
                     reason="the redo log has a floor of 64 pages, larger than its scaled size in a run this small, "
                            "so it wraps less often per insert and forces fewer page writes"),
     ]
+    grown = growth_of(results)
+    if len(grown):
+        first, last = grown.iloc[0], grown.iloc[-1]
+        out.append(Claim.check(
+            f"At a fixed cache the B+tree reads more per insert as the table outgrows it: reads per insert at "
+            f"{last.rows / first.rows:.0f}x the rows ({last.db_over_cache:.0f}x the cache) / at 1x "
+            f"({first.db_over_cache:.0f}x)", published=None,
+            ours=last.reads_per_insert / first.reads_per_insert, band=at_least(1.5)))
     off = results[(results.engine == "btree") & (results.config == "io-bound") & (results.change_buffer == False)]  # noqa: E712
     if len(off):
         out.append(Claim.check(

@@ -29,12 +29,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import data
+from .. import data, engines
 from .. import scale as scales
-from ..btree import open_btree
 from ..errors import CorruptionError, EngineStopped, ReadOnlyError, TableFullError
 from ..index_build import create_index
-from ..lsm import open_lsm
 from ..storage import SimDevice
 from ..storage.models import preset
 from ..schema import Schema
@@ -57,6 +55,7 @@ PUBLISHED_BEHAVIOUR = "2018 bug"  # the engine of the post's session (Percona Se
 LSM_OPTIONS = dict(memtable_bytes=16 << 10, block_size=1024, max_bytes_for_level_base=64 << 10,
                    target_file_size_base=16 << 10, block_cache_bytes=64 << 10, wal_sync="write")
 BTREE_OPTIONS = dict(page_size=4096, buffer_pool_bytes=32 * 4096, redo_log_bytes=64 * 4096, page_cleaner=None)
+SHAPES = {"lsm": LSM_OPTIONS, "btree": BTREE_OPTIONS}  # engine -> its shape in this chapter
 MYROCKS_DEFAULT_RECOVERY = "kAbsoluteConsistency"  # rocksdb_wal_recovery_mode's default then (1)
 SALVAGE_RECOVERY = "kSkipAnyCorruptedRecords"  # the post's rocksdb_wal_recovery_mode = 3
 TABLES = 4  # the post's sysbench --tables=4
@@ -81,19 +80,18 @@ COLUMNS = ("behaviour", "engine", "points", "client_errors", "acked_rows_lost", 
 
 # -- the engines ------------------------------------------------------------------------------------------------
 def open_engine(behaviour: str, device, **extra):
-    """The engine of ``behaviour`` on ``device`` (its options, plus ``extra``)."""
+    """The engine of ``behaviour`` on ``device`` (its options, plus those of ``extra`` it has)."""
     if behaviour not in BEHAVIOURS:
         raise ValueError(f"unknown behaviour {behaviour!r}; known: {', '.join(BEHAVIOURS)}")
     engine, options = BEHAVIOURS[behaviour]
-    if engine == "lsm":
-        return open_lsm(device, **LSM_OPTIONS, **options, **extra)
-    return open_btree(device, **BTREE_OPTIONS, **options)
+    spec = engines.get(engine)
+    return spec.open(device, **SHAPES[engine], **options, **spec.supported(**extra))
 
 
 def restart(behaviour: str, device) -> tuple[object, bool]:
     """Reopen after the incident as the post did: MyRocks' default recovery mode first, mode 3 if the engine will
-    not load. Returns (engine, True if mode 3 was needed)."""
-    if BEHAVIOURS[behaviour][0] == "btree":
+    not load (an engine without recovery modes just reopens). Returns (engine, True if mode 3 was needed)."""
+    if not engines.get(BEHAVIOURS[behaviour][0]).supports("wal_recovery_mode"):
         return open_engine(behaviour, device), False
     try:
         return open_engine(behaviour, device, wal_recovery_mode=MYROCKS_DEFAULT_RECOVERY), False
@@ -166,7 +164,7 @@ def _free_space_for_the_index_builds(behaviour: str, rows: int, seed: int) -> in
     used = device.used
     create_index(tables[0], ("k_1", ("k",)))
     index = device.used - used
-    if BEHAVIOURS[behaviour][0] == "lsm":
+    if engines.get(BEHAVIOURS[behaviour][0]).supports("memtable_bytes"):
         used = device.used
         engine.flush()
         index = min(index, max(1, device.used - used))
@@ -253,8 +251,7 @@ def _after_space_returns(behaviour: str, engine, device, step):
     """What each behaviour does once space is back: today's RocksDB resumes (its SstFileManager notices the
     space), the B+tree resumes if a redo write stopped it; the 2018 engine and its fix (RocksDB of 2018) have no
     resume: the background error stays until a restart."""
-    # the LSM reports its background error in stats(); the B+tree's stats() would walk (and read) every tree
-    refusing = engine.stopped or (BEHAVIOURS[behaviour][0] == "lsm" and engine.stats()["read_only"])
+    refusing = engine.stopped or engine.background_error is not None
     if behaviour in ("read-only + resume", "InnoDB-like") and refusing:
         before = device.stats.snapshot()
         engine.resume()
@@ -365,13 +362,16 @@ def _ids(engine) -> set[int]:
 
 
 def _recover(behaviour: str, engine, device, exc: BaseException):
-    """After a client error, with space freed: reopen a stopped LSM (mysqld restarts after its abort), resume the
-    others in place; the 2018 engine had no resume, the client just retries."""
-    if isinstance(exc, EngineStopped) and BEHAVIOURS[behaviour][0] == "lsm":
+    """After a client error, with space freed: resume the engine in place, or reopen a stopped one that only a
+    reopen recovers (the LSM: mysqld restarts after its abort); the 2018 engine had no resume, the client just
+    retries."""
+    if behaviour == "2018 bug" and not isinstance(exc, EngineStopped):
+        return engine
+    try:
+        engine.resume()
+    except EngineStopped:
         engine.close()
         return open_engine(behaviour, device)
-    if behaviour != "2018 bug":
-        engine.resume()
     return engine
 
 

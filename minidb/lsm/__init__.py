@@ -13,7 +13,7 @@ from the bottom up:
 * durability: ``wal``, ``wal_error_handler`` (what a failed WAL write does, plugged in: exercise 07),
   ``version_set`` (MANIFEST and CURRENT), ``recovery``;
 * shape: ``version``, ``level_sizing``, ``compaction``, ``compaction_picker`` (leveled), ``universal_picker``,
-  ``compaction_iter`` (the merge loop), ``jobs``, ``stalls``, ``background``;
+  ``compaction_iter`` (the merge loop), ``jobs``, ``stalls``, ``scheduler``;
 * reporting: ``compaction_stats`` (RocksDB's "Compaction Stats" table);
 * clients: ``engine`` (LSMEngine); transactions are ``minidb.transaction``'s, the same for both engines.
 """

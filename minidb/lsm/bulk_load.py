@@ -15,11 +15,16 @@ file a global sequence number.
 **Failures.** An IO error (a full disk) while writing the files deletes them and reaches the caller, as MyRocks'
 "bulk load error: IO error: No space left on device": the statement fails, the engine goes on. Only the MANIFEST edit
 makes the files part of the database, so a crash before it leaves garbage that the next open deletes.
+
+The engine's ``bulk_load`` (overriding the ``minidb.kv.Engine`` contract's default) checks the keyspace, sorts the
+entries (``kv.sorted_entries``), flushes and takes the sequence number; ``ingest`` here writes and logs the files
+with the collaborators a flush has (a ``JobContext``).
 """
 
 from __future__ import annotations
 
 from .iterator import MergingIterator
+from .job_context import JobContext
 from .jobs import write_tables
 from .memtable import MemTable
 from .table_outputs import TableOutputs
@@ -27,52 +32,30 @@ from .version import overlaps
 from .version_edit import VersionEdit
 
 
-def bulk_load(engine, keyspace: str, pairs, unique: bool = False) -> int:
-    """Sort ``pairs`` (key, value) and ingest them as the contents of the new or empty ``keyspace``; returns the
-    number of SST files written. ValueError if the keyspace holds data or a key repeats."""
-    engine._check_writable()
-    existed = keyspace in engine._ks_table
-    if existed:
-        if next(iter(engine.scan(keyspace)), None) is not None:
-            raise ValueError(f"bulk load into keyspace {keyspace!r}, which holds data: only a new index is loaded")
-    else:
-        engine._new_keyspace(keyspace, unique)
-    cf_id, prefix = engine._ks_table[keyspace]
-    cf = engine.cfs[cf_id]
-    rows = sorted((bytes(k), bytes(v)) for k, v in pairs)
-    if not rows:
-        return 0
-    for (a, _), (b, _) in zip(rows, rows[1:]):
-        if a == b:
-            raise ValueError(f"bulk load into keyspace {keyspace!r}: key {a.hex()} appears twice")
+def ingest(ctx: JobContext, cf, prefix: bytes, rows: list, seq: int, num_levels) -> int:
+    """Write ``rows`` (sorted, unique keys of the keyspace with key prefix ``prefix``) as SST files of family ``cf``
+    at the level RocksDB's ingestion rule picks, all with sequence number ``seq``, and log them to the MANIFEST
+    (``ctx.versions``; ``num_levels``: family name -> levels); returns the number of files. OSError if they cannot
+    be written, the files then deleted."""
     lo, hi = prefix + rows[0][0], prefix + rows[-1][0]
-    if existed:
-        engine._flush_all()  # its tombstones may sit in a memtable, which reads see before any file
     level = _ingest_level(cf.version, lo, hi)
-    seq = engine.last_sequence + 1
     sorted_run = MemTable()
     for k, v in rows:  # ascending keys: each insert lands at the end
         sorted_run.put(seq, prefix + k, v)
     base, _ = cf.level_targets()
     bottommost = level == cf.version.num_levels - 1
-    ctx = engine._job_context(engine.vs, engine.cfs)  # what a flush or compaction writes with
     outputs = TableOutputs(ctx, cf, level, cf.options.compression_for(level, base, bottommost), "bulk-load")
     write_tables(ctx, "foreground", lambda: MergingIterator([sorted_run.iterator()]), outputs,
                  target_file_size=cf.options.target_file_size(level, base))
-    engine.counters["key_compares"] += sorted_run.compares
-    with engine.device.stats.cause("foreground"):
+    ctx.counters["key_compares"] += sorted_run.compares
+    with ctx.device.stats.cause("foreground"):
         try:
-            engine.vs.log_and_apply(VersionEdit(new_files=[(cf.id, level, f) for f in outputs.files]), seq,
-                                    engine._num_levels)
+            ctx.versions.log_and_apply(VersionEdit(new_files=[(cf.id, level, f) for f in outputs.files]), seq,
+                                       num_levels)
         except OSError:
-            if not engine.vs.broken:
+            if not ctx.versions.broken:
                 outputs.abandon()  # the edit is surely not in the MANIFEST: the files are garbage
             raise
-    engine.last_sequence = seq
-    engine.counters["bulk_loads"] += 1
-    engine.counters["bulk_load_entries"] += len(rows)
-    engine._needs_schedule = True
-    engine._run_background()
     return len(outputs.files)
 
 

@@ -16,27 +16,29 @@ from __future__ import annotations
 from collections import Counter
 
 from minidb.errors import EngineStopped, ReadOnlyError
-from minidb.kv import Engine, WriteBatch, check_key
+from minidb.kv import Engine, WriteBatch, check_key, sorted_entries
 from minidb.sim import Clock
 
-from .background import BackgroundMixin
 from .block_cache import BlockCache
-from .bulk_load import bulk_load
+from .bulk_load import ingest
+from .column_family import SealedMemTable
 from .compaction_picker import manual_steps
 from .db_iter import user_entries
 from .dbformat import seek_key
 from .iterator import MergingIterator
 from .job_context import JobContext
 from .level_iter import LevelIter
+from .memtable import MemTable
 from .options import CFOptions, DBOptions
 from .recovery import num_levels, recover
 from .scan_merge import plugged_entries
+from .scheduler import Scheduler
 from .table_reader import TableReader
 from .table_outputs import sst_name
 from .universal_picker import manual_universal
 from .version_edit import VersionEdit
 from .version_set import VersionSet
-from .wal import WalWriter
+from .wal import WalWriter, wal_name
 from .wal_error_handler import fails_the_write, refusal
 from .write_batch import apply_batch, encode_batch
 
@@ -63,7 +65,7 @@ def cpu_work(counters, families: dict) -> dict[str, int]:
     return out
 
 
-class LSMEngine(BackgroundMixin, Engine):
+class LSMEngine(Engine):
     """A RocksDB-like LSM engine on a counted device. Open it with ``minidb.lsm.open_lsm``."""
 
     def __init__(self, device, db: DBOptions, cf_options: dict[str, CFOptions]) -> None:
@@ -74,11 +76,7 @@ class LSMEngine(BackgroundMixin, Engine):
         self.cache = BlockCache(db.block_cache_bytes)  # shared LRU block cache
         self.counters: Counter = Counter({name: 0 for name in COUNTERS})  # engine counters (IO is in device.stats)
         self._tables: dict[int, TableReader] = {}  # open SSTs by file number (max_open_files = -1)
-        self._jobs: list = []  # background jobs computed but not yet installed
-        self._needs_schedule = True  # something changed that may call for a job
-        self._bg_error: str | None = None  # the background error that made the engine read-only
         self._stopped: str | None = None  # why the engine stopped (on_wal_write_error="abort"); reopen to recover
-        self._manual = False  # a compact_range is running: no automatic compaction starts meanwhile
         self._file_refs: Counter = Counter()  # SST number -> scans reading it
         self._obsolete: set[int] = set()  # compacted SSTs to delete when their last scan ends
         self._last_write_memory = 0  # bytes held at the peak of the last commit: the batch plus its memtable copy
@@ -103,8 +101,13 @@ class LSMEngine(BackgroundMixin, Engine):
         self.wal: WalWriter | None = opened.wal  # the WAL being written (None when read_only)
         self.recovery: dict = opened.recovery  # what the open's WAL replay did (wal_recovery.ReplayReport.as_dict())
         self._wal_numbers = opened.wal_numbers  # WAL files on the device, oldest first
+        # Flushes, compactions, stalls and background errors (scheduler.py), given what they work on.
+        self.scheduler = Scheduler(families=self.cfs, versions=self.vs, device=device, clock=self.clock, options=db,
+                                   counters=self.counters, job_context=self._job_context,
+                                   num_levels=self._num_levels, last_sequence=lambda: self.last_sequence,
+                                   wal_number=lambda: self.wal.number, seal=self._seal, installed=self._installed)
         if not self.read_only:
-            self._run_background()
+            self.scheduler.run()
 
     # -- keyspaces ----------------------------------------------------------------------------------------------
     def keyspaces(self) -> list[str]:
@@ -189,9 +192,9 @@ class LSMEngine(BackgroundMixin, Engine):
             raise
 
     def _write(self, batch: WriteBatch) -> None:
-        if self._bg_error is not None:
+        if self.scheduler.error is not None:
             raise self._read_only_error()
-        self._make_room(batch.nbytes)
+        self.scheduler.make_room(batch.nbytes)
         first = self.last_sequence + 1
         last = first + len(batch.ops) - 1
         while True:
@@ -211,11 +214,11 @@ class LSMEngine(BackgroundMixin, Engine):
                 exc.wal_write_failed = True  # (write() asks a plugged-in handler about this error only)
                 if self._wal_handler is None:
                     # RocksDB's error handler: a failed WAL write is a hard error, writes stop until resume().
-                    self._bg_error = f"WAL write to {self.wal.name} failed: {exc}"
+                    self.scheduler.error = f"WAL write to {self.wal.name} failed: {exc}"
                 raise
         self._apply(payload, batch)
         self.last_sequence = last
-        self._run_background()
+        self.scheduler.run()
 
     def _stop(self, exc: BaseException) -> None:
         """Stop the engine after a failed write, as MyRocks aborts the server ("aborting on WAL write error")."""
@@ -240,8 +243,85 @@ class LSMEngine(BackgroundMixin, Engine):
 
     def bulk_load(self, keyspace: str, pairs, *, unique: bool = False) -> int:
         """Sort ``pairs`` and ingest them as SST files into the new (or empty) ``keyspace``, as MyRocks builds an
-        index (bulk_load.py); returns the number of files. OSError (the statement fails) if they cannot be written."""
-        return bulk_load(self, keyspace, pairs, unique)
+        index (bulk_load.py); returns the number of files. ValueError if the keyspace holds data or a key repeats;
+        OSError (the statement fails, the engine goes on) if the files cannot be written."""
+        self._check_writable()
+        existed = keyspace in self._ks_table
+        if existed:
+            if next(iter(self.scan(keyspace)), None) is not None:
+                raise ValueError(f"bulk load into keyspace {keyspace!r}, which holds data: only a new index is "
+                                 f"loaded")
+        else:
+            self._new_keyspace(keyspace, unique)
+        cf_id, prefix = self._ks_table[keyspace]
+        rows = sorted_entries(keyspace, pairs)
+        if not rows:
+            return 0
+        if existed:
+            self._flush_all()  # its tombstones may sit in a memtable, which reads see before any file
+        seq = self.last_sequence + 1  # one sequence number for every file, as RocksDB's ingested files get
+        files = ingest(self._job_context(self.vs, self.cfs), self.cfs[cf_id], prefix, rows, seq, self._num_levels)
+        self.last_sequence = seq
+        self.counters["bulk_loads"] += 1
+        self.counters["bulk_load_entries"] += len(rows)
+        self.scheduler.needs_schedule = True
+        self.scheduler.run()
+        return files
+
+    # -- the engine's part of background work (scheduler.py calls these) ------------------------------------------
+    def _read_only_error(self) -> ReadOnlyError:
+        """The error a refused write raises: opened read-only, or a background error (the scheduler's)."""
+        if self.read_only:
+            return ReadOnlyError("the LSM engine was opened with read_only=True: it refuses writes")
+        return self.scheduler.read_only_error()
+
+    def _seal(self, cfs) -> None:
+        """Make the active memtables of ``cfs`` immutable and start a new WAL (the old one synced in full)."""
+        with self.device.stats.cause("foreground"):
+            self.wal.sync(self.last_sequence)
+            number = self.vs.new_file_number()
+            new_wal = WalWriter(self.device, number, self.db.wal_sync, not self.db.reproduce_2018_disk_full_bug)
+        new_wal.synced_seq = self.last_sequence
+        for cf in cfs:
+            cf.imm.append(SealedMemTable(cf.mem, number))
+            cf.mem = self._memtables[cf.id] = MemTable()
+        self.wal.close()
+        self.wal = new_wal
+        self._wal_numbers.append(number)
+        self.scheduler.needs_schedule = True
+
+    def _installed(self, job) -> None:
+        """After the scheduler installed ``job``: delete the WALs or SSTs it made obsolete, then tell the
+        listeners."""
+        if job.kind == "flush":
+            self._delete_obsolete_wals()
+        elif not job.compaction.trivial_move:
+            for f in job.compaction.input_files:
+                self._obsolete_file(f.number)
+        method = "on_flush_completed" if job.kind == "flush" else "on_compaction_completed"
+        for listener in self.db.listeners:
+            hook = getattr(listener, method, None)
+            if hook is not None:
+                hook(self, job)
+
+    def _delete_obsolete_wals(self) -> None:
+        oldest = min(cf.state.log_number for cf in self.cfs.values())
+        while self._wal_numbers and self._wal_numbers[0] < oldest and self._wal_numbers[0] != self.wal.number:
+            number = self._wal_numbers.pop(0)
+            if self.device.exists(wal_name(number)):
+                self.device.delete(wal_name(number))
+
+    def _obsolete_file(self, number: int) -> None:
+        """Delete SST ``number`` now, or when the last scan reading it ends."""
+        if self._file_refs.get(number):
+            self._obsolete.add(number)
+            return
+        reader = self._tables.pop(number, None)
+        if reader is not None:
+            reader.close()
+        self.cache.erase_file(number)
+        if self.device.exists(sst_name(number)):
+            self.device.delete(sst_name(number))
 
     # -- reads --------------------------------------------------------------------------------------------------
     def get(self, keyspace: str, key: bytes) -> bytes | None:
@@ -378,7 +458,7 @@ class LSMEngine(BackgroundMixin, Engine):
         full = [cf for cf in self.cfs.values() if cf.mem.entries]
         if full:
             self._seal(full)
-        self._wait_for(lambda: not any(cf.imm for cf in self.cfs.values()))
+        self.scheduler.wait_for(lambda: not any(cf.imm for cf in self.cfs.values()))
 
     def compact_range(self, begin: bytes | None = None, end: bytes | None = None, *, keyspace: str | None = None,
                       cf: str | None = None) -> None:
@@ -422,9 +502,10 @@ class LSMEngine(BackgroundMixin, Engine):
     def _compact_manually(self, families, lo: bytes | None, hi: bytes | None, *, level0_only: bool) -> None:
         """Run manual compaction steps over ``[lo, hi]`` of ``families``, no automatic compaction meanwhile; with
         ``level0_only`` a leveled family stops once its L0 holds no file."""
-        self._manual = True
+        scheduler = self.scheduler
+        scheduler.manual = True
         try:
-            self._wait_for(lambda: not self._jobs)
+            scheduler.wait_for(lambda: not scheduler.jobs)
             for family in families:
                 while True:
                     if family.options.compaction == "universal":
@@ -435,23 +516,20 @@ class LSMEngine(BackgroundMixin, Engine):
                         c = manual_steps(family.id, family.version, family.options, lo, hi)
                     if c is None:
                         break
-                    self._start_compaction(family, c)
-                    self._wait_for(lambda: not self._jobs)
+                    scheduler.start_compaction(family, c)
+                    scheduler.wait_for(lambda: not scheduler.jobs)
         finally:
-            self._manual = False
-            self._needs_schedule = True
+            scheduler.manual = False
+            scheduler.needs_schedule = True
 
     def resume(self) -> None:
         """Leave the read-only state of a background error by retrying the failed work; ReadOnlyError if it fails
-        again (e.g. the disk is still full). A no-op when there is no background error."""
+        again (e.g. the disk is still full), EngineStopped if the engine stopped (only a reopen recovers it). A no-op
+        when there is no background error."""
         self._check_open()
-        if self._bg_error is None:
+        if self.scheduler.error is None:
             return  # (a read_only engine never has one)
-        self._bg_error = None
-        self._needs_schedule = True
-        self._run_background()
-        if self._bg_error is not None:
-            raise self._read_only_error()
+        self.scheduler.resume()
 
     def close(self) -> None:
         """Flush the memtables, finish background jobs, sync the WAL and release every file.
@@ -465,10 +543,10 @@ class LSMEngine(BackgroundMixin, Engine):
             self._release_files()  # a stopped engine is a dead process, a read-only one wrote nothing: no writes
             return
         try:
-            if self._bg_error is None:
+            if self.scheduler.error is None:
                 try:
                     self._flush_all()
-                    self._wait_for(lambda: not self._jobs)
+                    self.scheduler.wait_for(lambda: not self.scheduler.jobs)
                 except (OSError, ReadOnlyError):
                     pass  # the data stays in the WAL, synced below
             with self.device.stats.cause("foreground"):
@@ -511,6 +589,11 @@ class LSMEngine(BackgroundMixin, Engine):
     def stopped(self) -> bool:
         """True after ``on_wal_write_error="abort"`` stopped the engine (until a reopen, as mysqld restarts)."""
         return self._stopped is not None
+
+    @property
+    def background_error(self) -> str | None:
+        """Why writes are refused after a failed flush, compaction or WAL write, until ``resume()`` (scheduler.py)."""
+        return self.scheduler.error
 
     def last_write_memory(self) -> int:
         """Bytes the last commit held at its peak: the batch plus its copy in the memtable (seed 000)."""
@@ -559,10 +642,10 @@ class LSMEngine(BackgroundMixin, Engine):
         c["sst_files"] = sum(cf.version.num_files() for cf in self.cfs.values())
         c["sst_bytes"] = sum(cf.version.total_bytes() for cf in self.cfs.values())
         c["pending_compaction_bytes"] = sum(cf.pending_compaction_bytes() for cf in self.cfs.values())
-        c["jobs_in_flight"] = len(self._jobs)
-        c["read_only"] = self._bg_error is not None
+        c["jobs_in_flight"] = len(self.scheduler.jobs)
+        c["read_only"] = self.background_error is not None
         c["stopped"] = self._stopped is not None
-        c["background_error"] = self._bg_error
+        c["background_error"] = self.background_error
         c["last_sequence"] = self.last_sequence
         wal = self.device.stats.total(kind="wal")
         c["wal_bytes_written"] = wal.write_bytes
@@ -578,7 +661,7 @@ class LSMEngine(BackgroundMixin, Engine):
 
     def _check_writable(self) -> None:
         self._check_open()
-        if self._bg_error is not None or self.read_only:
+        if self.scheduler.error is not None or self.read_only:
             raise self._read_only_error()
 
     def __repr__(self) -> str:

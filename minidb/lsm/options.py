@@ -95,7 +95,7 @@ class DBOptions:
     column_families: dict = None  # {name: {CF option: value}} for each family besides "default"
     keyspace_cf: dict = None  # {keyspace: column family name}; unlisted keyspaces go to "default"
     # Objects told of every installed flush and compaction (RocksDB's EventListener): each has
-    # on_flush_completed(engine, job) and/or on_compaction_completed(engine, job), see background.py.
+    # on_flush_completed(engine, job) and/or on_compaction_completed(engine, job), see scheduler.py.
     listeners: tuple = ()
     merging_iterator: object = None  # a plugin that merges every scan's sources in Python (scan_merge.py)
     create_if_missing: bool = True  # create a database where there is none (False: DatabaseMissingError)

@@ -10,7 +10,7 @@ and values the client wrote. ``render`` prints that log as text, ``chart`` draws
     log = watch(rows=20_000, compaction="leveled")
     print(render(log, limit=10))
 
-The recording is an engine listener (the ``listeners`` option, background.py): it only looks at the engine, so
+The recording is an engine listener (the ``listeners`` option, scheduler.py): it only looks at the engine, so
 the load, its IO counts and its simulated times are the same with the viewer as without it.
 """
 

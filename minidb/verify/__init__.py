@@ -5,7 +5,7 @@ after that, the checks and the salvage, goes through the storage layer on that c
 never written, whatever the readers (or a recovery run for the salvage) do.
 
 * ``verify(path)``: a ``FileReport`` per file: every checksum and every structure the format defines
-  (lsm_files.py, btree_files.py).
+  (lsm_files.py, btree_files.py; the registry, minidb/engines.py, says which is whose).
 * ``salvage`` (salvage.py): the readable data, for ``minidb repair``.
 """
 
@@ -69,10 +69,10 @@ def engine_of(dev) -> str | None:
 
 def verify(path) -> tuple[str, list[FileReport]]:
     """(engine, a report per file) for the database in directory ``path``; ValueError if there is none."""
-    from . import btree_files, lsm_files
+    from .. import engines
 
     dev = load(path)
     engine = engine_of(dev)
     if engine is None:
         raise ValueError(f"{os.fspath(path)} holds no minidb database files")
-    return engine, (lsm_files if engine == "lsm" else btree_files).verify(dev)
+    return engine, engines.get(engine).verify_files(dev)

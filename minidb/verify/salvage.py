@@ -15,14 +15,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..btree import open_btree
+from .. import engines
 from ..btree import page as pg
 from ..btree.catalog import ENTRY, FLAG_UNIQUE
 from ..btree.fsp import CATALOG_INDEX_ID, CHANGE_BUFFER_INDEX_ID
 from ..btree.redo_log import read_checkpoint
 from ..btree.tablespace import Tablespace
 from ..errors import CorruptionError
-from ..lsm import open_lsm
 from ..lsm.block_cache import BlockCache
 from ..lsm.format import decode_handle_bytes
 from ..lsm.log_reader import Drop, scan
@@ -45,13 +44,14 @@ class Salvaged:
 
 
 def open_like(engine: str, dev, pages_of):
-    """Open the ``engine`` database on ``dev``; a B+tree with the page size of the database on ``pages_of`` (the
-    damaged original, when ``dev`` is the new database a repair writes)."""
-    return open_lsm(dev) if engine == "lsm" else open_btree(dev, page_size=page_size_of(pages_of))
+    """Open the ``engine`` database on ``dev`` with the options the database on ``pages_of`` was made with (the
+    damaged original, when ``dev`` is the new database a repair writes): the registry's ``reopen_options``."""
+    spec = engines.get(engine)
+    return spec.open(dev, **spec.reopen_options(pages_of))
 
 
 def salvage(dev, engine: str) -> Salvaged:
-    """The readable data of the ``engine`` ("lsm" or "btree") database on ``dev`` (an in-memory copy)."""
+    """The readable data of the ``engine`` (a registered name) database on ``dev`` (an in-memory copy)."""
     out = Salvaged()
     try:
         db = open_like(engine, dev, dev)
@@ -67,13 +67,15 @@ def salvage(dev, engine: str) -> Salvaged:
         except CorruptionError as exc:
             out.lost.append(f"a read failed after the database opened: {exc}")
             out.data.clear()
-    (_lsm if engine == "lsm" else _btree)(dev, out)
+    engines.get(engine).salvage_files(dev, out)
     return out
 
 
 # -- LSM ----------------------------------------------------------------------------------------------------------
 
-def _lsm(dev, out: Salvaged) -> None:
+def salvage_lsm(dev, out: Salvaged) -> None:
+    """Add to ``out`` what every readable SST block and WAL record on ``dev`` holds, a key's newest version
+    winning."""
     names = {}  # keyspace id (4 bytes) -> (name, unique)
     for name in sorted(n for n in dev.list() if n.startswith("MANIFEST-")):
         for event in scan(_read(dev, name, "manifest")):
@@ -156,7 +158,8 @@ def page_size_of(dev) -> int:
     return cp[2] if cp is not None and cp[2] in pg.PAGE_SIZES else 16384
 
 
-def _btree(dev, out: Salvaged) -> None:
+def salvage_btree(dev, out: Salvaged) -> None:
+    """Add to ``out`` every key of the B+tree leaves on ``dev`` that pass their checks, the higher page LSN winning."""
     page_size = page_size_of(dev)
     ts = Tablespace(dev, page_size)
     best: dict[int, dict[bytes, tuple[int, bytes]]] = {}  # index id -> key -> (page LSN, value)

@@ -120,3 +120,18 @@ def test_every_claim_that_must_hold_at_tiny_holds_and_the_others_say_why(runs):
 def test_the_change_buffer_claim_needs_a_run_with_it_off(runs):
     with_off, only_on = f1.claims(runs[1]), f1.claims(runs[1][runs[1].change_buffer.isin([True, None])])
     assert len(with_off) == len(only_on) + 1 and "change buffer" in with_off[-1].claim
+
+
+def test_at_a_fixed_cache_the_btree_reads_more_per_insert_as_the_table_grows(runs):
+    grown = f1.growth_of(runs[1])
+    assert list(grown.rows) == [f * f1.GROWTH_BASE_ROWS["tiny"] for f in f1.GROWTH_FACTORS]
+    assert grown.cache_bytes.nunique() == 1  # one cache for every table size
+    assert grown.db_over_cache.is_monotonic_increasing and grown.reads_per_insert.is_monotonic_increasing
+    claim = next(c for c in f1.claims(runs[1]) if "fixed cache" in c.claim)
+    assert claim.ours == grown.reads_per_insert.iloc[-1] / grown.reads_per_insert.iloc[0] and claim.holds
+
+
+def test_the_growth_claim_needs_a_run_with_the_growth_sweep(runs):
+    bare = runs[1].copy()
+    bare.attrs = {}
+    assert not any("fixed cache" in c.claim for c in f1.claims(bare))

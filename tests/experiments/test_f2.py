@@ -1,5 +1,8 @@
 """Finding F2 at the tiny scale: bytes written per Linkbench transaction by page size, doublewrite and engine."""
 
+import math
+
+import pandas as pd
 import pytest
 
 from minidb.experiments import claims
@@ -54,7 +57,7 @@ def test_published_has_the_seed_table_in_the_same_columns():
 
 def test_same_seed_same_numbers(tiny):
     again = f2.run("tiny", cache_dir=False, progress=False)
-    assert again.equals(tiny)
+    assert again.equals(tiny) and f2.levels_of(again).equals(f2.levels_of(tiny))
 
 
 def test_an_unknown_engine_is_a_clear_error():
@@ -66,3 +69,47 @@ def test_every_claim_that_must_hold_at_tiny_holds_and_the_others_say_why(tiny):
     found = f2.claims(tiny)
     assert claims.failing(found, "tiny") == []
     assert all(c.reason for c in found if not c.holds)  # a claim shown as not reproduced gives its reason
+
+
+def levels(*rows):
+    """A levels frame (``f2.LEVEL_COLUMNS``) from (level, size, moved, rewritten, written) tuples, in KB."""
+    return pd.DataFrame([("lsm", *r) for r in rows], columns=list(f2.LEVEL_COLUMNS))
+
+
+def test_the_lsm_keeps_its_level_flows_and_the_btree_has_none(tiny):
+    flows = f2.levels_of(tiny)
+    assert list(flows.columns) == list(f2.LEVEL_COLUMNS) and set(flows.engine) == {"lsm"}
+    assert flows.level.iloc[0] == "L0" and flows.moved_kb.iloc[0] == 0  # L0 receives flushes, nothing moved
+    deeper = flows.iloc[1:]
+    assert (deeper.written_kb <= deeper.moved_kb + deeper.rewritten_kb + 1e-9).all()  # a merge drops, never adds
+
+
+def test_the_model_charges_each_level_moved_into_half_of_one_plus_its_fanout():
+    # L1 is 4x L0 and received all 100 KB flushed: 1 + 1 x (1 + 4) / 2; L2 is empty and L3, 10x L1 (the nearest
+    # non-empty level above), received half of them: + 0.5 x (1 + 10) / 2
+    shape = levels(("L0", 10, 0, 0, 100), ("L1", 40, 100, 150, 250), ("L2", 0, 0, 0, 0), ("L3", 400, 50, 300, 350))
+    assert f2.model_lsm_write_amp(shape) == pytest.approx(1 + 2.5 + 0.5 * 5.5)
+    assert f2.counted_lsm_write_amp(shape) == pytest.approx(700 / 100)
+    per_level = f2.level_model(shape)
+    assert list(per_level.level) == ["L1", "L3"] and list(per_level.fanout) == [4, 10]
+    assert list(per_level.written) == [2.5, 3.5] and list(per_level.model) == [2.5, 2.75]
+
+
+def test_an_empty_l0_leaves_the_base_levels_fanout_unknown_not_infinite():
+    shape = levels(("L0", 0, 0, 0, 100), ("L6", 30, 100, 0, 100))
+    assert f2.level_model(shape).fanout.isna().all() and math.isnan(f2.model_lsm_write_amp(shape))
+
+
+def test_a_level_nothing_was_moved_into_adds_nothing_to_the_model():
+    assert f2.model_lsm_write_amp(levels(("L0", 10, 0, 0, 100), ("L6", 30, 0, 0, 0))) == 1.0
+
+
+def test_the_model_claim_needs_the_level_flows(tiny):
+    with_flows = f2.claims(tiny)
+    bare = tiny.copy()
+    bare.attrs = {}
+    assert len(f2.claims(bare)) == len(with_flows) - 1
+    model = with_flows[-1]
+    assert "level sizes" in model.claim and model.band == f2.MODEL_BAND
+    flows = f2.levels_of(tiny)
+    assert model.ours == pytest.approx(f2.model_lsm_write_amp(flows) / f2.counted_lsm_write_amp(flows))

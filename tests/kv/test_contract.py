@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from minidb import engines
-from minidb.kv import WORK, Engine, WriteBatch
+from minidb.kv import BULK_LOAD_BATCH, WORK, Engine, WriteBatch
 from minidb.storage import SimDevice
 from table.kv_double import DictEngine
 
@@ -120,6 +120,59 @@ def test_a_closed_database_reopens_with_its_keyspaces_and_data(kind):
     e = open_kind(kind, device)
     assert e.keyspaces() == ["pk", "sec"] and not e.is_unique("sec") and e.get("pk", b"k") == b"v"
     e.close()
+
+
+def test_a_running_engine_has_no_background_error_and_resume_changes_nothing(engine):
+    engine.put("pk", b"k", b"v")
+    assert engine.background_error is None and not engine.stopped
+    engine.resume()
+    assert engine.background_error is None and engine.get("pk", b"k") == b"v"
+
+
+PAIRS = st.dictionaries(st.binary(min_size=1, max_size=4), st.binary(max_size=12), max_size=80)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@given(data=PAIRS)
+def test_a_bulk_load_reads_back_sorted_whatever_the_order_of_its_pairs(kind, data):
+    engine = open_kind(kind)
+    written = engine.bulk_load("idx", reversed(list(data.items())), unique=False)
+    assert list(engine.scan("idx")) == sorted(data.items())
+    assert not engine.is_unique("idx") and (written == 0) == (not data)
+    engine.close()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_bulk_load_survives_a_reopen(kind):
+    device = SimDevice()
+    e = open_kind(kind, device)
+    e.bulk_load("idx", [(b"%04d" % i, b"v") for i in range(300)])
+    e.close()
+    if kind == "double":
+        return  # the double keeps nothing across a reopen
+    e = open_kind(kind, device)
+    assert len(list(e.scan("idx"))) == 300 and not e.is_unique("idx")
+    e.close()
+
+
+def test_a_bulk_load_refuses_a_repeated_key_before_writing_anything(engine):
+    with pytest.raises(ValueError, match="bulk load into keyspace 'idx': key 6b appears twice"):
+        engine.bulk_load("idx", [(b"k", b"1"), (b"j", b"0"), (b"k", b"2")])
+    assert list(engine.scan("idx")) == []
+
+
+@pytest.mark.parametrize("n, batches", [(BULK_LOAD_BATCH - 1, 1), (BULK_LOAD_BATCH, 1), (BULK_LOAD_BATCH + 1, 2)])
+def test_the_default_bulk_load_writes_one_batch_per_bulk_load_batch_entries(n, batches):
+    engine = DictEngine(SimDevice())
+    assert engine.bulk_load("idx", [(b"%05d" % i, b"") for i in range(n)]) == batches
+    assert len(list(engine.scan("idx"))) == n
+
+
+def test_the_default_bulk_load_replaces_what_a_failed_load_left():
+    engine = DictEngine(SimDevice())
+    engine.bulk_load("idx", [(b"stale", b"x"), (b"a", b"old")])
+    engine.bulk_load("idx", [(b"a", b"1"), (b"b", b"2")])
+    assert list(engine.scan("idx")) == [(b"a", b"1"), (b"b", b"2")]
 
 
 OPS = st.lists(st.tuples(st.sampled_from(["a", "b"]), st.binary(min_size=1, max_size=3),

@@ -79,6 +79,7 @@ def test_resume_without_an_error_is_a_no_op_and_read_only_blocks_every_write():
         for i in range(2000):
             db.put("t", b"%05d" % i, b"x" * 50)
     assert db.stats()["read_only"] and "flush of column family 'default' failed" in db.stats()["background_error"]
+    assert db.background_error == db.stats()["background_error"]  # the contract's property says the same
     for op in (lambda: db.put("t", b"z", b"1"), lambda: db.delete("t", b"a"), db.flush, db.compact_range,
                lambda: db.create_keyspace("new")):
         with pytest.raises(ReadOnlyError, match="resume"):
@@ -88,7 +89,7 @@ def test_resume_without_an_error_is_a_no_op_and_read_only_blocks_every_write():
     dev.capacity = None
     db.resume()
     db.put("t", b"z", b"1")
-    assert not db.stats()["read_only"]
+    assert not db.stats()["read_only"] and db.background_error is None
 
 
 def test_runs_are_deterministic():

@@ -100,7 +100,7 @@ def test_jobs_in_flight_are_crash_safe():
     for b in batches:
         db.write(b)  # no client time passes: jobs stay in flight
     assert db.stats()["jobs_in_flight"] > 0
-    in_flight = {f.number for j in db._jobs if j.outputs for f in j.outputs.files}
+    in_flight = {f.number for j in db.scheduler.jobs if j.outputs for f in j.outputs.files}
     assert in_flight and all(dev.exists(f"{n:06d}.sst") for n in in_flight)
     dev.crash()
     db = open_tiny(dev)
