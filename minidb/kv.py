@@ -104,8 +104,11 @@ class Engine(ABC):
         """Names of the keyspaces that exist, sorted."""
 
     @abstractmethod
-    def create_keyspace(self, name: str, *, unique: bool = True) -> None:
-        """Create keyspace ``name``; no-op if it exists with the same ``unique``, ValueError if with another."""
+    def create_keyspace(self, name: str, *, unique: bool = True, column_family: str | None = None) -> None:
+        """Create keyspace ``name``; no-op if it exists with the same ``unique``, ValueError if with another.
+
+        ``column_family`` (an index's ``COMMENT 'cfname=...'``) places it in that family of an engine that has
+        them; an engine without column families ignores it. Callers pass it only when an index names one."""
 
     @abstractmethod
     def is_unique(self, name: str) -> bool:

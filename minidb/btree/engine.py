@@ -442,9 +442,13 @@ class BTreeEngine(Engine):
         if self.cleaner is not None:
             self.cleaner.commits += 1
 
-    def create_keyspace(self, name: str, *, unique: bool = True) -> None:
+    def create_keyspace(self, name: str, *, unique: bool = True, column_family: str | None = None) -> None:
         """Create keyspace ``name``; ``unique=False`` marks a non-unique secondary index, whose changes may go to
-        the change buffer. Creating an existing keyspace with the same options does nothing."""
+        the change buffer. Creating an existing keyspace with the same options does nothing.
+
+        ``column_family`` is ignored: InnoDB has no column families (every index is a tree in the tablespace with
+        the same page size and pool), so a MyRocks ``COMMENT 'cfname=...'`` changes nothing here, as InnoDB keeps
+        an index comment as text only."""
         self._check_writable()
         check_name(name)
         if not isinstance(unique, bool):
