@@ -30,12 +30,15 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Iterator
 
-# The counters of Engine.work(), in every engine: name -> what is counted (the first six are minidb.sim.cpu units).
+# The counters of Engine.work(), in every engine: name -> what is counted (the first eight are minidb.sim.cpu
+# units).
 WORK = {
     "lz4_compress_bytes": "bytes compressed with LZ4 (uncompressed size)",
     "lz4_decompress_bytes": "bytes decompressed from LZ4 (uncompressed size)",
     "zstd_compress_bytes": "bytes compressed with ZSTD (uncompressed size)",
     "zstd_decompress_bytes": "bytes decompressed from ZSTD (uncompressed size)",
+    "zlib_compress_bytes": "bytes compressed with zlib (uncompressed size; compressed B+tree pages)",
+    "zlib_decompress_bytes": "bytes decompressed from zlib (uncompressed size)",
     "key_compares": "key comparisons in searches, inserts and merges",
     "page_visits": "B+tree pages or LSM blocks looked up in the cache on the way to a key",
     "cache_hits": "lookups the buffer pool or block cache answered",

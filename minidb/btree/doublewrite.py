@@ -17,14 +17,19 @@ is reported by its checksum instead of being silently rolled back.
 Every page write therefore costs twice the bytes (finding F2 of the book: InnoDB's write amplification doubles),
 plus two syncs per batch. With doublewrite off, a torn page is still *detected* by its checksum (CorruptionError
 naming the file and page), never read as data; it just cannot be repaired.
+
+In a compressed tablespace the slots are key blocks and hold the compressed images, as written home.
 """
 
 from __future__ import annotations
+
+import struct
 
 from . import page as pg
 
 FILE = "doublewrite.dblwr"
 SLOTS = 64  # pages per doublewrite batch (InnoDB 5.7: 2 x 64-page chunks); larger batches are written in parts
+_HEAD = struct.Struct("<IQ")  # page number and LSN at offset 4 of a page or of a compressed image
 
 
 class Doublewrite:
@@ -32,7 +37,7 @@ class Doublewrite:
 
     def __init__(self, device, page_size: int, stats) -> None:
         self.device = device  # where the file lives
-        self.page_size = page_size  # bytes per page
+        self.page_size = page_size  # bytes per slot: a page as written home (the key block size if compressed)
         self.stats = stats  # IO counters, for tagging each write with its keyspace
         self.file = device.open(FILE, "doublewrite", create=True)  # the slots
         # Its room is taken once, at open (InnoDB's doublewrite area is fixed at creation): page writes, which run
@@ -64,12 +69,12 @@ class Doublewrite:
             image = data[slot * self.page_size:(slot + 1) * self.page_size]
             if pg.is_zero(image) or pg.stored_checksum(image) != pg.checksum(image):
                 continue  # an empty slot, or a copy torn before the doublewrite sync
-            page = pg.Page(bytearray(image))
-            if page.lsn < checkpoint_lsn:
+            page_no, lsn = _HEAD.unpack_from(image, 4)
+            if lsn < checkpoint_lsn:
                 continue  # the redo needed to bring it up to date is gone
-            old = newest.get(page.page_no)
-            if old is None or pg.Page(bytearray(old)).lsn < page.lsn:
-                newest[page.page_no] = image
+            old = newest.get(page_no)
+            if old is None or _HEAD.unpack_from(old, 4)[1] < lsn:
+                newest[page_no] = image
         restored = []
         for page_no in sorted(newest):
             home = tablespace.read_raw(page_no)

@@ -498,6 +498,7 @@ class LSMEngine(BackgroundMixin, Engine):
         declare theirs to the clock as they start) and the block cache's hits and misses."""
         out = cpu_work(self.counters, self.cfs)
         out["cache_hits"], out["cache_misses"] = self.cache.hit_miss()
+        out["zlib_compress_bytes"] = out["zlib_decompress_bytes"] = 0  # zlib is not among its compressions
         return out
 
     def _num_levels(self, cf_name: str) -> int:
