@@ -716,6 +716,7 @@ class BTreeEngine(Engine):
         frames, kept = len(self.pool), len(self.pager.zip_only)
         block = self.options.block or 0
         return {"key_block_size": self.options.key_block_size, **self.zip_stats.as_dict(),
+                "pool_pages": self.pool.capacity,
                 "pool_uncompressed_bytes": frames * self.page_size, "pool_compressed_bytes": (frames + kept) * block,
                 "pool_compressed_only_pages": kept, "compressed_only_hits": self.pager.zip_only_hits}
 

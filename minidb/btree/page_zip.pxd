@@ -7,7 +7,8 @@ from .redo_records cimport RedoBuffer
 
 cdef enum:
     ZIP_MARKER = 0x5A   # byte 16 of a compressed image (no uncompressed page type has this value)
-    IMAGE_HEADER = 24   # bytes of the image header, before the body
+    IMAGE_HEADER = 40   # bytes of the image header, before the body
+    HEAD_COPY = 24      # where the image keeps the page's current bytes 16..24 and 32..40 (type .. index id, links)
     BODY_START = 16     # page bytes before this (checksum, page number, LSN) live in the image header instead
     PUT_ENTRY = 9       # bytes of a PUT record besides key and value (type, page, klen, vlen)
     DEL_ENTRY = 7       # bytes of a DEL record besides the key

@@ -33,7 +33,13 @@ the checksum, page number and LSN are read the same way)::
     18  body u16       bytes of the zlib stream
     20  mlog u16       bytes of the modification log
     22  entries u16    records in the modification log
-    24  body, then the modification log, then zeros to the end of the block
+    24  page 16..24    the page's type, level, flags and index id as they are now
+    32  page 32..40    the page's sibling links as they are now
+    40  body, then the modification log, then zeros to the end of the block
+
+Like InnoDB's page_zip, which keeps the page header uncompressed, the image holds the header fields a change may
+rewrite (flags, sibling links) outside the body: writing them never needs room in the block, so linking a page that
+just filled its block in a split cannot fail. Record counts and the heap top come from the body and the log.
 
 The body compresses bytes 16 .. heap top of an index page followed by its slot directory (the free gap between
 them is zeros and is left out); other pages (page 0, free pages) are compressed whole from byte 16.
@@ -50,7 +56,8 @@ from libc.string cimport memcpy
 import zlib
 
 from ..errors import CorruptionError
-from .page cimport (HEADER_SIZE, OFF_GARBAGE, OFF_HEAP_TOP, OFF_LSN, OFF_NRECS, OFF_PAGE_NO, OFF_TYPE, PUT_FULL,
+from .page cimport (HEADER_SIZE, OFF_GARBAGE, OFF_HEAP_TOP, OFF_LSN, OFF_NRECS, OFF_PAGE_NO, OFF_PREV, OFF_TYPE,
+                    PUT_FULL,
                     REC_HEADER, SLOT_SIZE, TYPE_INDEX, page_compact, page_put, rd16, rd64, wr16, wr32, wr64)
 from .redo_records cimport RedoBuffer
 
@@ -190,6 +197,8 @@ cdef class PageZip:
         wr16(o + 18, nb)
         wr16(o + 20, nm)
         wr16(o + 22, self.mlog.nrecords)
+        memcpy(o + HEAD_COPY, f.data + BODY_START, 8)
+        memcpy(o + HEAD_COPY + 8, f.data + OFF_PREV, 8)
         memcpy(o + IMAGE_HEADER, PyBytes_AS_STRING(self.body), nb)
         memcpy(o + IMAGE_HEADER + nb, <uchar*> (<char*> self.mlog.buf), nm)
         wr32(o, checksum(out))  # the page checksum's function, so doublewrite and readers check both alike
@@ -243,6 +252,8 @@ def expand(buf, int page_size, ZipStats stats):
                               f"{entries}")
     for rec in records:
         apply(page, rec)
+    memcpy(p + BODY_START, b + HEAD_COPY, 8)  # the fields written outside the log: as they are now
+    memcpy(p + OFF_PREV, b + HEAD_COPY + 8, 8)
     z = PageZip(block, stats)
     z.body = body
     cdef PageZip zz = z
@@ -285,8 +296,11 @@ cdef int zip_del(Frame f, const uchar* key, int klen) except -1:
 
 
 cdef int zip_field(Frame f, int offset, int n) except -1:
-    """``n`` header bytes at ``offset`` were written in the frame: log them, or recompress."""
+    """``n`` header bytes at ``offset`` were written in the frame: nothing to do for the fields the image keeps
+    outside the body; else log them, or recompress."""
     cdef PageZip z = <PageZip> f.zip
+    if (BODY_START <= offset and offset + n <= BODY_START + 8) or (OFF_PREV <= offset and offset + n <= OFF_PREV + 8):
+        return 0
     if z.room() >= FIELD_ENTRY + n:
         z.mlog.log_field(f.page_no, offset, f.data + offset, n)
         z.stats.mlog_appends += 1

@@ -213,7 +213,10 @@ class BTree(TreeCore):
         new = ctx.fsp.alloc()
         old_next = page.next
         self._fill_right(new, frame, page, keep, False, sep, key, value, frame.page_no, old_next)
-        self._fill_left(frame, keep, False, key, value)
+        if keep < n:
+            self._fill_left(frame, keep, False, key, value)
+        else:  # an ascending split keeps every record left: no recompression of a page at the edge of its block
+            mtr.set_u8(frame, pg.FLAGS_OFFSET, 0)
         mtr.set_u32(frame, pg.NEXT_OFFSET, new.page_no)
         if old_next != pg.NIL_PAGE:
             mtr.set_u32(ctx.pager.fetch(old_next, self.name), pg.PREV_OFFSET, new.page_no)
