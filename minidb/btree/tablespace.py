@@ -62,9 +62,21 @@ class Tablespace:
             return head[17] << 10
         return None
 
+    @property
+    def key_block_size(self) -> int | None:
+        """The key block size in KiB (``open_btree``'s option) of a compressed tablespace, or None."""
+        return self.block >> 10 if self.compressed else None
+
     def read_page(self, page_no: int) -> bytearray:
         """The page's bytes, checked (see the module docstring)."""
         return self.read_frame(page_no)[0]
+
+    def page_of(self, raw) -> bytearray:
+        """The page an image read with ``read_raw`` (and checked) holds: expanded if compressed (not counted as
+        the engine's work: for readers of a damaged database)."""
+        if not self.compressed or pg.is_zero(raw):
+            return bytearray(raw)
+        return zp.expand(raw, self.page_size, zp.ZipStats())[0]
 
     def read_frame(self, page_no: int):
         """(the page's bytes, its compressed copy or None), checked; a never-written page is zeros with no copy."""

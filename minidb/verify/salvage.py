@@ -20,6 +20,7 @@ from ..btree import page as pg
 from ..btree.catalog import ENTRY, FLAG_UNIQUE
 from ..btree.fsp import CATALOG_INDEX_ID, CHANGE_BUFFER_INDEX_ID
 from ..btree.redo_log import read_checkpoint
+from ..btree.tablespace import FILE as TABLESPACE
 from ..btree.tablespace import Tablespace
 from ..errors import CorruptionError
 from ..lsm import open_lsm
@@ -45,9 +46,13 @@ class Salvaged:
 
 
 def open_like(engine: str, dev, pages_of):
-    """Open the ``engine`` database on ``dev``; a B+tree with the page size of the database on ``pages_of`` (the
-    damaged original, when ``dev`` is the new database a repair writes)."""
-    return open_lsm(dev) if engine == "lsm" else open_btree(dev, page_size=page_size_of(pages_of))
+    """Open the ``engine`` database on ``dev``; a B+tree with the page size and key block size of the database on
+    ``pages_of`` (the damaged original, when ``dev`` is the new database a repair writes)."""
+    if engine == "lsm":
+        return open_lsm(dev)
+    page_size = page_size_of(pages_of)
+    key_block_size = Tablespace(pages_of, page_size).key_block_size if pages_of.exists(TABLESPACE) else None
+    return open_btree(dev, page_size=page_size, key_block_size=key_block_size)
 
 
 def salvage(dev, engine: str) -> Salvaged:
@@ -160,7 +165,7 @@ def _btree(dev, out: Salvaged) -> None:
     page_size = page_size_of(dev)
     ts = Tablespace(dev, page_size)
     best: dict[int, dict[bytes, tuple[int, bytes]]] = {}  # index id -> key -> (page LSN, value)
-    for page_no in range(ts.size // page_size):
+    for page_no in range(ts.size // ts.block):
         raw = ts.read_raw(page_no)
         if pg.is_zero(raw):
             continue
@@ -169,7 +174,7 @@ def _btree(dev, out: Salvaged) -> None:
         except CorruptionError as exc:
             out.lost.append(f"{exc} (its records are lost)")
             continue
-        page = pg.Page(bytearray(raw))
+        page = pg.Page(ts.page_of(raw))
         if page.type != pg.INDEX_PAGE or not page.is_leaf:
             continue
         keys = best.setdefault(page.index_id, {})
