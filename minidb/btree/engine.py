@@ -709,7 +709,6 @@ class BTreeEngine(Engine):
             out["keyspaces"][name] = entry
         return out
 
-
     def _compression_stats(self) -> dict:
         """The key block size, INNODB_CMP's counters, and the pool memory each copy of the cached pages takes
         (compressed copies kept after their frame left, pager.py, included)."""

@@ -9,7 +9,7 @@ frame that every search and change works on, and this compressed copy, which is 
 (PUT, DEL, FIELD records, redo_records.pyx) instead of compressing the page again. Reading a page back expands the
 body and replays the log on it. A change whose log entry fits in the image's free room costs a memcpy; when it does
 not fit, the page is compressed again from its uncompressed frame, and the log starts empty
-(``compress_ops`` + 1, and ``compress_ok`` + 1 if the result fits).
+(``compress_ops`` + 1, and ``compress_ops_ok`` + 1 if the result fits).
 
 **Compression failure.** An insert that does not fit even after recompressing is undone in the frame and reported
 as ``PUT_FULL``: the tree splits the page, as InnoDB splits on a failed ``page_zip_compress``. That is why
@@ -17,10 +17,11 @@ compressed pages hold fewer rows than the same page uncompressed when the rows d
 table's size is a number of whole key blocks: compression can only save a multiple of them. The counters are
 INFORMATION_SCHEMA.INNODB_CMP's: ``compress_ops``, ``compress_ops_ok``, ``uncompress_ops``.
 
-Deletes and header field writes (sibling links, file-space counters) are logged the same way; they never make a
-page larger, so their recompression always fits. A page rebuilt wholesale (a split's halves, a merge, a new root)
-is compressed at once. Redo replay changes the frame directly: it marks the copy stale (``body`` None) and the
-page is compressed when it is next written.
+Deletes and the file-space header's field writes are logged the same way; they never make a page larger, so
+their recompression fits (at the very edge of a block zlib's output is not strictly monotone, and its best level
+is tried before giving up with an error). A page rebuilt wholesale (a split's halves, a merge, a new root) is
+compressed at once; a merge is tried on a copy first. Redo replay changes the frame directly: it marks the copy
+stale (``body`` None) and the page is compressed when it is next written.
 
 Image layout (``block`` bytes, integers little-endian; the first 16 bytes are those of an uncompressed page so that
 the checksum, page number and LSN are read the same way)::
@@ -57,15 +58,13 @@ import zlib
 
 from ..errors import CorruptionError
 from .page cimport (HEADER_SIZE, OFF_GARBAGE, OFF_HEAP_TOP, OFF_LSN, OFF_NRECS, OFF_PAGE_NO, OFF_PREV, OFF_TYPE,
-                    PUT_FULL,
-                    REC_HEADER, SLOT_SIZE, TYPE_INDEX, page_compact, page_put, rd16, rd64, wr16, wr32, wr64)
+                    PUT_FULL, REC_HEADER, SLOT_SIZE, TYPE_INDEX, page_compact, page_put, rd16, rd64, wr16, wr32,
+                    wr64)
 from .redo_records cimport RedoBuffer
 
 from .page import checksum
 from .redo_records import apply, decode
 
-MARKER = ZIP_MARKER  # for Python code: byte 16 of a compressed image
-HEADER = IMAGE_HEADER  # for Python code: bytes of the image header
 KEY_BLOCK_SIZES = (1024, 2048, 4096, 8192, 16384)  # KEY_BLOCK_SIZE 1, 2, 4, 8, 16 (KiB)
 DEFAULT_LEVEL = 6  # innodb_compression_level's default (zlib's own default too)
 
