@@ -76,6 +76,9 @@ def measure() -> dict[str, float]:
     z_block = zc.compress(block)
     out["zstd_compress_bytes"] = best(lambda: zc.compress(block), 200) / len(block)
     out["zstd_decompress_bytes"] = best(lambda: zd.decompress(z_block), 1000) / len(block)
+    zlib_block = zlib.compress(block, 6)  # innodb_compression_level's default
+    out["zlib_compress_bytes"] = best(lambda: zlib.compress(block, 6), 200) / len(block)
+    out["zlib_decompress_bytes"] = best(lambda: zlib.decompress(zlib_block), 1000) / len(block)
 
     rng = np.random.default_rng(2)
     keys = [encode_key((int(p), int(c), float(x), int(t)))

@@ -14,7 +14,8 @@ A workload, a command or an experiment names an engine; this module turns the na
   listeners hear of every background job installed);
 * **repair**: the functions that check every file of a database and salvage what is readable (``minidb verify``,
   ``minidb repair``: ``spec.verify_files(device)``, ``spec.salvage_files(device, out)``), and the options a
-  database copied from a device reopens with (``spec.reopen_options(device)``: the B+tree's page size);
+  database copied from a device reopens with (``spec.reopen_options(device)``: the B+tree's page size and key
+  block size);
 * **book**: the other names that stand for each engine (InnoDB, MyRocks; ``kind_of``) and its colours in charts;
 * **report**: the sections ``minidb stats`` adds for the engine (the LSM's compaction stats tables);
 * **size**: the bytes that hold the data, not the logs (``spec.data_bytes(engine)``): what a size comparison
@@ -123,10 +124,11 @@ def _function(spec: EngineSpec, field_name: str) -> Callable:
 
 
 def _btree_reopen_options(device) -> dict:
-    """The page size the B+tree on ``device`` was created with (its checkpoint's; InnoDB's default if unreadable)."""
-    from .verify.salvage import page_size_of
+    """The page size (its checkpoint's; InnoDB's default if unreadable) and key block size the B+tree on ``device``
+    was created with."""
+    from .verify.salvage import btree_format_of
 
-    return {"page_size": page_size_of(device)}
+    return btree_format_of(device)
 
 
 def _compaction_stats(engine, unit: str) -> dict:

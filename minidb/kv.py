@@ -36,12 +36,15 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Iterable, Iterator
 
-# The counters of Engine.work(), in every engine: name -> what is counted (the first six are minidb.sim.cpu units).
+# The counters of Engine.work(), in every engine: name -> what is counted (the first eight are minidb.sim.cpu
+# units).
 WORK = {
     "lz4_compress_bytes": "bytes compressed with LZ4 (uncompressed size)",
     "lz4_decompress_bytes": "bytes decompressed from LZ4 (uncompressed size)",
     "zstd_compress_bytes": "bytes compressed with ZSTD (uncompressed size)",
     "zstd_decompress_bytes": "bytes decompressed from ZSTD (uncompressed size)",
+    "zlib_compress_bytes": "bytes compressed with zlib (uncompressed size; compressed B+tree pages)",
+    "zlib_decompress_bytes": "bytes decompressed from zlib (uncompressed size)",
     "key_compares": "key comparisons in searches, inserts and merges",
     "page_visits": "B+tree pages or LSM blocks looked up in the cache on the way to a key",
     "cache_hits": "lookups the buffer pool or block cache answered",
@@ -149,8 +152,11 @@ class Engine(ABC):
         """Names of the keyspaces that exist, sorted."""
 
     @abstractmethod
-    def create_keyspace(self, name: str, *, unique: bool = True) -> None:
-        """Create keyspace ``name``; no-op if it exists with the same ``unique``, ValueError if with another."""
+    def create_keyspace(self, name: str, *, unique: bool = True, column_family: str | None = None) -> None:
+        """Create keyspace ``name``; no-op if it exists with the same ``unique``, ValueError if with another.
+
+        ``column_family`` (an index's ``COMMENT 'cfname=...'``) places it in that family of an engine that has
+        them; an engine without column families ignores it. Callers pass it only when an index names one."""
 
     @abstractmethod
     def is_unique(self, name: str) -> bool:

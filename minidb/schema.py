@@ -3,6 +3,13 @@
 A schema says what a table holds, not how it is stored (that is ``minidb.table``): each index becomes one keyspace
 of the engine, named ``"<table>.<index>"`` (``schema.keyspace(index)``), the primary index ``"<table>.primary"``.
 Names are checked here, once, so that every later error can name what is wrong.
+
+**Index comments.** As in MySQL, an index may carry a free-text ``COMMENT``; MyRocks reads placement from it:
+``PRIMARY KEY (id) COMMENT 'cfname=cf1'`` puts the index into the column family ``cf1``. Here the comment is the
+``comment`` of an ``Index`` (or ``Schema.primary_comment`` for the primary key), written either as the bare text
+(``"cfname=cf1"``) or as MySQL's clause (``"COMMENT 'cfname=cf1'"``). The text is a list of ``key=value`` items
+separated by ``;`` (MyRocks' qualifier syntax); ``cfname`` names the column family, anything else is left alone,
+as MyRocks leaves it. ``schema.column_family(index)`` gives the name, or None for the engine's default family.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ class Index:
     name: str  # index name, unique within its table
     columns: tuple[str, ...]  # indexed columns, most significant first
     unique: bool = False  # True: at most one row per combination of non-NULL values
+    comment: str = ""  # MySQL's index COMMENT; ``cfname=NAME`` places the index in a column family (MyRocks)
 
 
 @dataclass(frozen=True)
@@ -42,14 +50,15 @@ class Schema:
     """A table's columns, primary key and secondary indexes.
 
     Columns may be given as ``Column`` objects or ``(name, type)`` / ``(name, type, nullable)`` tuples, indexes as
-    ``Index`` objects or ``(name, columns)`` / ``(name, columns, unique)`` tuples. ``schema.Row`` is the named
-    tuple type of the table's rows.
+    ``Index`` objects or ``(name, columns)`` / ``(name, columns, unique)`` / ``(name, columns, unique, comment)``
+    tuples. ``schema.Row`` is the named tuple type of the table's rows.
     """
 
     name: str  # table name; its keyspaces are named "<name>.<index>"
     columns: tuple[Column, ...]  # every column, in row order
     primary_key: tuple[str, ...]  # columns of the primary key, most significant first
     indexes: tuple[Index, ...] = ()  # secondary indexes
+    primary_comment: str = ""  # the primary key's COMMENT (see the module docstring)
 
     def __post_init__(self) -> None:
         _check_name("table", self.name)
@@ -57,7 +66,8 @@ class Schema:
         indexes = tuple(i if isinstance(i, Index) else Index(i[0], tuple(i[1]), *i[2:]) for i in self.indexes)
         pk = (self.primary_key,) if isinstance(self.primary_key, str) else tuple(self.primary_key)
         object.__setattr__(self, "columns", columns)
-        object.__setattr__(self, "indexes", tuple(Index(i.name, tuple(i.columns), i.unique) for i in indexes))
+        object.__setattr__(self, "indexes", tuple(Index(i.name, tuple(i.columns), i.unique, i.comment)
+                                                  for i in indexes))
         object.__setattr__(self, "primary_key", pk)
         where = f"table {self.name!r}"
         if not columns:
@@ -83,6 +93,8 @@ class Schema:
             if not i.columns:
                 raise ValueError(f"{where}: index {i.name!r} has no columns")
             _check_columns(f"{where}: index {i.name!r}", i.columns, names)
+            cf_name(i.comment, f"{where}: index {i.name!r}")
+        cf_name(self.primary_comment, f"{where}: primary key")
         object.__setattr__(self, "Row", namedtuple(f"{self.name}_row", names))
 
     @property
@@ -103,6 +115,38 @@ class Schema:
         if index != PRIMARY:
             self.index(index)
         return f"{self.name}.{index}"
+
+    def column_family(self, index: str = PRIMARY) -> str | None:
+        """The column family ``index``'s comment names (``cfname=...``), or None: the engine's default family."""
+        if index == PRIMARY:
+            return cf_name(self.primary_comment, f"table {self.name!r}: primary key")
+        return cf_name(self.index(index).comment, f"table {self.name!r}: index {index!r}")
+
+
+_CLAUSE = re.compile(r"^\s*COMMENT\s*'(.*)'\s*$", re.IGNORECASE | re.DOTALL)  # MySQL's COMMENT 'text' clause
+_CF_NAME = re.compile(r"^[A-Za-z0-9_-]+$")  # a column family name (RocksDB allows more; this keeps files readable)
+
+
+def cf_name(comment: str, where: str = "index") -> str | None:
+    """The ``cfname`` of an index comment (``"cfname=cf1"`` or ``"COMMENT 'cfname=cf1'"``), or None if it names
+    none; ValueError naming ``where`` if the comment is not a str or names an unusable family."""
+    if not isinstance(comment, str):
+        raise ValueError(f"bad comment {comment!r} of {where}: must be a str")
+    clause = _CLAUSE.match(comment)
+    text = clause.group(1) if clause else comment
+    found = None
+    for item in text.split(";"):
+        key, sep, value = item.partition("=")
+        if sep and key.strip().lower() == "cfname":
+            if found is not None:
+                raise ValueError(f"bad comment {comment!r} of {where}: cfname is given twice")
+            found = value.strip()
+            if not _CF_NAME.match(found):
+                raise ValueError(f"bad comment {comment!r} of {where}: column family name {found!r} must be "
+                                 f"letters, digits, '_' or '-' (MyRocks' reverse-order 'rev:' families do not exist "
+                                 f"here)")
+    return found
+
 
 
 def _check_name(what: str, name: str) -> None:

@@ -221,8 +221,9 @@ class Table(RowLayout):
 
     ``unique_checks=False`` skips the reads that check the primary key and unique indexes, as MySQL's
     ``unique_checks=0`` lets MyRocks do for bulk loads: inserts then overwrite silently instead of failing.
-    Keyspaces are created when missing (``engine.create_keyspace(name, unique=...)``), so a ``Table`` over a
-    reopened engine finds its data again.
+    Keyspaces are created when missing (``engine.create_keyspace(name, unique=..., column_family=...)``, the
+    family only when the index's comment names one: ``schema.column_family``), so a ``Table`` over a reopened engine
+    finds its data again.
     """
 
     def __init__(self, engine: Engine, schema: Schema, *, unique_checks: bool = True,
@@ -234,11 +235,18 @@ class Table(RowLayout):
         self._create_keyspaces()
 
     def _create_keyspaces(self) -> None:
+        """Create the missing keyspaces; an index whose comment names a column family asks for it (engines without
+        column families, the B+tree, ignore it)."""
         existing = set(self.engine.keyspaces())
-        wanted = [(self.primary, True)] + [(p.keyspace, p.unique) for p in self._plans.values()]
-        for name, unique in wanted:
+        schema = self.schema
+        wanted = [(self.primary, True, schema.column_family())] + [
+            (p.keyspace, p.unique, schema.column_family(p.name)) for p in self._plans.values()]
+        for name, unique, cf in wanted:
             if name not in existing:
-                self.engine.create_keyspace(name, unique=unique)
+                if cf is None:
+                    self.engine.create_keyspace(name, unique=unique)
+                else:
+                    self.engine.create_keyspace(name, unique=unique, column_family=cf)
 
     def __repr__(self) -> str:
         return f"<Table {self.schema.name!r} on {type(self.engine).__name__}>"

@@ -14,10 +14,10 @@ from minidb.storage import SimDevice
 SMALL = {"btree": dict(page_size=4096, buffer_pool_bytes=16 * 4096), "lsm": dict(memtable_bytes=4 << 10)}
 
 
-def database(name: str) -> SimDevice:
-    """A closed database of engine ``name`` holding 200 keys in keyspace "pk"."""
+def database(name: str, **options) -> SimDevice:
+    """A closed database of engine ``name`` (with ``options``) holding 200 keys in keyspace "pk"."""
     device = SimDevice()
-    engine = engines.get(name).open(device, **SMALL[name])
+    engine = engines.get(name).open(device, **{**SMALL[name], **options})
     for i in range(200):
         engine.put("pk", b"%04d" % i, b"v" * 30)
     engine.close()
@@ -35,9 +35,12 @@ def test_each_engine_verifies_and_salvages_its_own_files(name):
     assert len(out.data["pk"]) == 200
 
 
-@pytest.mark.parametrize("name, options", [("btree", {"page_size": 4096}), ("lsm", {})])
-def test_a_copied_database_reopens_with_the_options_it_was_made_with(name, options):
-    assert engines.get(name).reopen_options(database(name)) == options
+@pytest.mark.parametrize("name, made, options", [
+    ("btree", {}, {"page_size": 4096, "key_block_size": None}),
+    ("btree", {"key_block_size": 2, "buffer_pool_bytes": 32 * 4096}, {"page_size": 4096, "key_block_size": 2}),
+    ("lsm", {}, {})])
+def test_a_copied_database_reopens_with_the_options_it_was_made_with(name, made, options):
+    assert engines.get(name).reopen_options(database(name, **made)) == options
 
 
 def test_an_engine_without_repair_tools_says_so():

@@ -17,11 +17,12 @@ cdef class Frame:
     cdef uint64_t loaded_op            # client operation during which the page was read in
     cdef uint64_t young_stamp          # pool.young_clock when the frame last moved to the LRU head
     cdef public bint uncounted         # just read in: its next lookup is the access that missed, not a hit
+    cdef public object zip             # the compressed copy (page_zip.PageZip) in a compressed tablespace, or None
 
 
 cdef class BufferPool:
     cdef readonly int page_size        # bytes per page
-    cdef readonly int capacity         # frames the pool may hold
+    cdef public int capacity           # frames the pool may hold (the pager lowers it for compressed copies)
     cdef public list table             # page number -> Frame or None
     cdef Frame lru_head, lru_tail      # most and least recently used
     cdef Frame old_head                # first (youngest) frame of the old sublist

@@ -22,9 +22,13 @@ slots, for the page its header names, so a wrong repair fails loudly instead of 
 Every page write therefore costs twice the bytes (finding F2 of the book: InnoDB's write amplification doubles),
 plus two syncs per batch. With doublewrite off, a torn page is still *detected* by its checksum (CorruptionError
 naming the file and page), never read as data; it just cannot be repaired.
+
+In a compressed tablespace the slots are key blocks and hold the compressed images, as written home.
 """
 
 from __future__ import annotations
+
+import struct
 
 from ..errors import CorruptionError
 from . import page as pg
@@ -32,16 +36,19 @@ from .tablespace import check_page
 
 FILE = "doublewrite.dblwr"
 SLOTS = 64  # pages per doublewrite batch (InnoDB 5.7: 2 x 64-page chunks); larger batches are written in parts
+_HEAD = struct.Struct("<IQ")  # page number and LSN at offset 4 of a page or of a compressed image
 
 
 class Doublewrite:
     """The doublewrite file of one database (see the module docstring)."""
 
-    def __init__(self, device, page_size: int, stats, repair=None) -> None:
+    def __init__(self, device, page_size: int, stats, repair=None, valid=None) -> None:
         self.device = device  # where the file lives
-        self.page_size = page_size  # bytes per page
+        self.page_size = page_size  # bytes per slot: a page as written home (the key block size if compressed)
         self.stats = stats  # IO counters, for tagging each write with its keyspace
-        self.repair = repair or DEFAULT_REPAIR  # finds torn pages and the copies that repair them (TornPageRepair)
+        # Finds torn pages and the copies that repair them (TornPageRepair); the engine's own asks ``valid``, the
+        # tablespace's check of a home image, which knows compressed images.
+        self.repair = repair or DefaultRepair(valid)
         self.file = device.open(FILE, "doublewrite", create=True)  # the slots
         # Its room is taken once, at open (InnoDB's doublewrite area is fixed at creation): page writes, which run
         # in the background, never need new space, so a full disk never stops them.
@@ -99,6 +106,9 @@ class TornPageRepair:
 class DefaultRepair(TornPageRepair):
     """The engine's answers: a home page is repaired unless it passes every check of a page read."""
 
+    def __init__(self, valid=None) -> None:
+        self.valid = valid  # valid(page_no, image) -> bool, the tablespace's check; None: an uncompressed page's
+
     def page_is_intact(self, image):
         return not pg.is_zero(image) and pg.stored_checksum(image) == pg.checksum(image)
 
@@ -107,14 +117,16 @@ class DefaultRepair(TornPageRepair):
         for image in slots:
             if not self.page_is_intact(image):
                 continue  # an empty slot, or a copy torn before the doublewrite sync
-            page = pg.Page(bytearray(image))
-            if page.lsn >= checkpoint_lsn and page.lsn >= newest.get(page.page_no, (-1, b""))[0]:
-                newest[page.page_no] = (page.lsn, image)
+            page_no, lsn = _HEAD.unpack_from(image, 4)
+            if lsn >= checkpoint_lsn and lsn >= newest.get(page_no, (-1, b""))[0]:
+                newest[page_no] = (lsn, image)
         return {page_no: image for page_no, (_, image) in newest.items()}
 
     def needs_repair(self, page_no, home):
         if home is None or pg.is_zero(home):
             return True
+        if self.valid is not None:
+            return not self.valid(page_no, home)
         try:
             check_page(page_no, home)
         except CorruptionError:
@@ -124,8 +136,6 @@ class DefaultRepair(TornPageRepair):
     def __repr__(self) -> str:
         return "DefaultRepair()"
 
-
-DEFAULT_REPAIR = DefaultRepair()
 
 
 def check_copies(repair, copies, slots: list[bytes]) -> dict[int, bytes]:
@@ -138,7 +148,8 @@ def check_copies(repair, copies, slots: list[bytes]) -> dict[int, bytes]:
         if not isinstance(image, bytes) or image not in images:
             raise ValueError(f"torn_page_repair {repair!r}: newest_copies gave page {page_no!r} an image that is not "
                              f"one of the doublewrite slots")
-        if isinstance(page_no, bool) or not isinstance(page_no, int) or pg.Page(bytearray(image)).page_no != page_no:
+        holds = _HEAD.unpack_from(image, 4)[0]
+        if isinstance(page_no, bool) or not isinstance(page_no, int) or holds != page_no:
             raise ValueError(f"torn_page_repair {repair!r}: newest_copies gave page {page_no!r} the copy of page "
-                             f"{pg.Page(bytearray(image)).page_no}; a copy would be written over another page")
+                             f"{holds}; a copy would be written over another page")
     return copies

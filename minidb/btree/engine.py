@@ -45,6 +45,7 @@ from . import checkpoint as ckpt
 from . import doublewrite as dw
 from . import fsp
 from . import page as pg
+from . import page_zip as zp
 from . import tablespace as ts
 from .buffer_pool import BufferPool
 from .catalog import Catalog, KeyspaceEntry, check_name
@@ -71,7 +72,8 @@ def open_btree(device: Device, *, page_size: int = 16384, buffer_pool_bytes: int
                redo_log_bytes: int = 64 << 20, page_cleaner=_NO_CLEANER, split_policy=None,
                torn_page_repair=None, change_buffer_policy=None,
                clock=None, create_if_missing: bool = True, error_if_exists: bool = False,
-               read_only: bool = False) -> BTreeEngine:
+               read_only: bool = False, key_block_size: int | None = None,
+               compression_level: int = 6) -> BTreeEngine:
     """Open (or create) the B+tree database on ``device``; an existing one is recovered from its redo log.
 
     * ``page_size``: 4096, 8192 or 16384, fixed at creation; reopening with another size raises ValueError.
@@ -97,6 +99,11 @@ def open_btree(device: Device, *, page_size: int = 16384, buffer_pool_bytes: int
     * ``read_only``: recover into memory only (redo replayed, an open batch rolled back, torn pages repaired, all
       in the pool and an in-memory overlay); no file is created, written, renamed or deleted, no lock is taken, and
       every write raises ``ReadOnlyError``. A read-write open holds the device's ``LOCK`` until ``close``.
+    * ``key_block_size``: None (pages stored as they are) or 1, 2, 4, 8, 16 (KiB, at most the page size): every
+      page is stored as a zlib-compressed image of that many bytes (page_zip.pyx), InnoDB's compressed tables; fixed
+      at creation like the page size. ``compression_level``: the zlib level (innodb_compression_level, 6).
+      A cached page then takes ``page_size + key_block_size`` bytes of the pool (both copies), rows are limited to
+      what two of them fit a block uncompressed, and changes are not buffered (see ``_make_tree``).
     """
     if not isinstance(device, Device):
         raise ValueError(f"bad device {device!r}: must be a minidb.storage Device (SimDevice or DirDevice)")
@@ -107,7 +114,8 @@ def open_btree(device: Device, *, page_size: int = 16384, buffer_pool_bytes: int
         page_cleaner=PageCleanerOptions() if page_cleaner is _NO_CLEANER else page_cleaner,
         split_policy=split_policy, torn_page_repair=torn_page_repair,
         change_buffer_policy=change_buffer_policy, clock=clock, create_if_missing=create_if_missing,
-        error_if_exists=error_if_exists, read_only=read_only)
+        error_if_exists=error_if_exists, read_only=read_only, key_block_size=key_block_size,
+        compression_level=compression_level)
     return BTreeEngine(device, options)
 
 
@@ -120,6 +128,10 @@ class BTreeEngine(Engine):
         self.page_size = options.page_size  # bytes per page
         self.max_record = pg.max_record_bytes(options.page_size)  # most bytes of key + value per row
         self.max_key = pg.max_key_bytes(options.page_size)  # most bytes per key
+        if options.block is not None:  # two rows must fit a compressed page even if they do not compress
+            self.max_record = min(self.max_record, zp.max_record_bytes(options.block))
+            self.max_key = min(self.max_key, self.max_record - 16)
+        self.zip_stats = zp.ZipStats(options.compression_level)  # compressions of a compressed tablespace
         self.fill_factor = options.fill_factor  # see open_btree
         self.split_policy = options.split_policy or DEFAULT_POLICY  # leaf split plug point
         self.counters = {"commits": 0, "continued_mtrs": 0, "splits": 0, "root_splits": 0, "merges": 0,
@@ -166,11 +178,19 @@ class BTreeEngine(Engine):
         self._batch_groups = 0  # groups the open batch has appended so far (they end with CONTINUE)
         ro = self.read_only
         self.redo = RedoLog(dev, opts.redo_log_bytes, opts.redo_sync, read_only=ro)
-        self.tablespace = ts.Tablespace(dev, ps, create=cp is None, read_only=ro)
+        with dev.stats.cause("recovery"):  # an existing tablespace is probed for its key block size
+            self.tablespace = ts.Tablespace(dev, ps, create=cp is None, read_only=ro, block=opts.block,
+                                            zip_stats=self.zip_stats)
+        stored = self.tablespace.block if self.tablespace.compressed else None
+        if stored != opts.block:
+            raise ValueError(f"key_block_size {opts.key_block_size} does not match the database on {dev!r}, whose "
+                             f"key block size is {None if stored is None else stored >> 10} (fixed when a database "
+                             f"is created)")
         # Read-only page writes go to the tablespace's overlay in memory, which needs no torn-page protection.
-        repair = opts.torn_page_repair  # None: the engine's own
-        self.doublewrite = dw.Doublewrite(dev, ps, dev.stats, repair) if opts.doublewrite and not ro else None
-        self.pager = Pager(self.pool, self.tablespace, self.redo, self.doublewrite, dev.stats, self._tag_of)
+        self.doublewrite = (dw.Doublewrite(dev, self.tablespace.block, dev.stats, opts.torn_page_repair,
+                                           self.tablespace.valid) if opts.doublewrite and not ro else None)
+        self.pager = Pager(self.pool, self.tablespace, self.redo, self.doublewrite, dev.stats, self._tag_of,
+                           opts.buffer_pool_bytes)
         self.free_check = ckpt.LogFreeCheck(self.pool, self.pager, self.redo, self.tablespace, self.doublewrite, ps,
                                             dev.stats, opts.clock, self.counters)
         self.fsp = fsp.FileSpace(self.pager, self.current_mtr)
@@ -212,8 +232,8 @@ class BTreeEngine(Engine):
             self.redo.open()
             restored = []
             if dev.exists(dw.FILE):
-                area = self.doublewrite or dw.Doublewrite(dev, self.page_size, dev.stats,
-                                                          self.options.torn_page_repair)
+                area = self.doublewrite or dw.Doublewrite(dev, self.tablespace.block, dev.stats,
+                                                          self.options.torn_page_repair, self.tablespace.valid)
                 restored = area.recover(self.tablespace, self.redo.checkpoint_lsn)
                 if self.doublewrite is None and not self.read_only:
                     dev.delete(dw.FILE)
@@ -297,8 +317,10 @@ class BTreeEngine(Engine):
         tree = BTree(self.pool, name, index_id, root, unique, int(self.fill_factor * capacity),
                      int(self.options.merge_threshold * capacity), self.tree_context)
         # Every keyspace's changes may be buffered: the policy says no for a unique index (its leaf must be read to
-        # look for a duplicate); the engine's internal trees never are.
-        tree.buffered = register and self.options.change_buffer
+        # look for a duplicate); the engine's internal trees never are. A compressed tablespace buffers no changes:
+        # whether a buffered insert will fit a compressed leaf is not known until it is merged (InnoDB estimates it
+        # from page_zip's free space; here such leaves are read).
+        tree.buffered = register and self.options.change_buffer and self.options.block is None
         if register:
             self.trees[name] = tree
         self.tree_by_id[index_id] = tree
@@ -457,9 +479,13 @@ class BTreeEngine(Engine):
         if self.cleaner is not None:
             self.cleaner.commits += 1
 
-    def create_keyspace(self, name: str, *, unique: bool = True) -> None:
+    def create_keyspace(self, name: str, *, unique: bool = True, column_family: str | None = None) -> None:
         """Create keyspace ``name``; ``unique=False`` marks a non-unique secondary index, whose changes may go to
-        the change buffer. Creating an existing keyspace with the same options does nothing."""
+        the change buffer. Creating an existing keyspace with the same options does nothing.
+
+        ``column_family`` is ignored: InnoDB has no column families (every index is a tree in the tablespace with
+        the same page size and pool), so a MyRocks ``COMMENT 'cfname=...'`` changes nothing here, as InnoDB keeps
+        an index comment as text only."""
         self._check_writable()
         check_name(name)
         if not isinstance(unique, bool):
@@ -639,10 +665,12 @@ class BTreeEngine(Engine):
 
     def work(self) -> dict[str, int]:
         """The counters of ``minidb.kv.WORK``: key comparisons, pages looked up in the buffer pool, its hits and
-        misses (reads); the B+tree compresses nothing."""
+        misses (reads), and in a compressed tablespace the bytes zlib compressed and expanded (page_zip.pyx)."""
         pool = self.pool.counters()
+        zs = self.zip_stats
         return {"lz4_compress_bytes": 0, "lz4_decompress_bytes": 0, "zstd_compress_bytes": 0,
-                "zstd_decompress_bytes": 0, "key_compares": self.key_compares(),
+                "zstd_decompress_bytes": 0, "zlib_compress_bytes": zs.compressed_in,
+                "zlib_decompress_bytes": zs.decompressed_out, "key_compares": self.key_compares(),
                 "page_visits": pool["read_requests"], "cache_hits": pool["hits"], "cache_misses": pool["reads"]}
 
     @property
@@ -675,6 +703,7 @@ class BTreeEngine(Engine):
                      "modified_age": self.free_check.modified_age(), "capacity": self.redo.capacity,
                      "files": self.redo.file_names(), "groups": self.redo.groups},
             "doublewrite": self.doublewrite is not None,
+            "compression": self._compression_stats(),
             "recovery": dict(self.recovery),
             "io": _io_by_tag(io),
             "keyspaces": {},
@@ -689,6 +718,16 @@ class BTreeEngine(Engine):
                              leaf_fill_mean=sum(r.leaf_fill) / len(r.leaf_fill))
             out["keyspaces"][name] = entry
         return out
+
+    def _compression_stats(self) -> dict:
+        """The key block size, INNODB_CMP's counters, and the pool memory each copy of the cached pages takes
+        (compressed copies kept after their frame left, pager.py, included)."""
+        frames, kept = len(self.pool), len(self.pager.zip_only)
+        block = self.options.block or 0
+        return {"key_block_size": self.options.key_block_size, **self.zip_stats.as_dict(),
+                "pool_pages": self.pool.capacity,
+                "pool_uncompressed_bytes": frames * self.page_size, "pool_compressed_bytes": (frames + kept) * block,
+                "pool_compressed_only_pages": kept, "compressed_only_hits": self.pager.zip_only_hits}
 
 
 def _io_by_tag(io) -> dict:

@@ -12,13 +12,16 @@ value it had (or that it was absent). The undo goes to the log only with a group
 commits, recovery puts the keys back from the undo. The last group needs none: it and the commit are one write.
 
 Every method below changes a frame and logs the change in one step, so no change can escape the log. The fast
-path (tree_core.pyx) does the same in C for its leaf inserts and deletes.
+path (tree_core.pyx) does the same in C for its leaf inserts and deletes. A frame with a compressed copy
+(``frame.zip``, page_zip.pyx) also gets each change into that copy's modification log, or is compressed again; an
+insert that does not fit the compressed page even then is ``PUT_FULL``, as when the page itself is full.
 """
 
 from libc.stdint cimport uint8_t, uint32_t
 
 from .page cimport (OFF_FLAGS, PUT_FULL, REC_HEADER, page_cut, page_init, page_insert_at, page_lower_bound,
                     page_nrecs, page_put, page_remove, rd16, rec_at, uchar, wr32)
+from .page_zip cimport zip_del, zip_field, zip_put, zip_rebuild
 from .redo_records import build
 
 
@@ -75,8 +78,12 @@ cdef class Mtr(RedoBuffer):
 
     def put(self, Frame f, bytes key, bytes value, int fill_limit):
         """Insert or replace in page ``f`` (page.PUT_* result); logged unless it did not fit."""
-        cdef int r = page_put(f.data, len(f.buf), <const uchar*> key, len(key), <const uchar*> value, len(value),
-                              fill_limit)
+        cdef int r
+        if f.zip is None:
+            r = page_put(f.data, len(f.buf), <const uchar*> key, len(key), <const uchar*> value, len(value),
+                         fill_limit)
+        else:
+            r = zip_put(f, len(f.buf), <const uchar*> key, len(key), <const uchar*> value, len(value), fill_limit)
         if r != PUT_FULL:
             self.log_put(f.page_no, <const uchar*> key, len(key), <const uchar*> value, len(value))
             self.touch(f)
@@ -85,6 +92,8 @@ cdef class Mtr(RedoBuffer):
     def delete(self, Frame f, bytes key):
         """Delete ``key`` from page ``f``; True (and logged) if it was there."""
         if page_remove(f.data, len(f.buf), <const uchar*> key, len(key)):
+            if f.zip is not None:
+                zip_del(f, <const uchar*> key, len(key))
             self.log_del(f.page_no, <const uchar*> key, len(key))
             self.touch(f)
             return True
@@ -94,6 +103,8 @@ cdef class Mtr(RedoBuffer):
              records):
         """Make page ``f`` hold exactly this header and these records (logged as one INIT record)."""
         build(f.buf, f.page_no, ptype, level, flags, index_id, prev, next, records)
+        if f.zip is not None:
+            zip_rebuild(f)
         self.log_init_from(f.data, len(f.buf))
         self.touch(f)
 
@@ -111,6 +122,8 @@ cdef class Mtr(RedoBuffer):
             klen = rd16(r)
             page_insert_at(f.data, ps, i - start, r + REC_HEADER, klen, r + REC_HEADER + klen, rd16(r + 2))
         f.data[OFF_FLAGS] = <uchar> flags
+        if f.zip is not None:
+            zip_rebuild(f)
         self.log_init_from(f.data, ps)
         self.touch(f)
 
@@ -120,18 +133,24 @@ cdef class Mtr(RedoBuffer):
             raise ValueError(f"cannot keep {keep} of {page_nrecs(f.data)} records of page {f.page_no}")
         page_cut(f.data, len(f.buf), keep)
         f.data[OFF_FLAGS] = <uchar> flags
+        if f.zip is not None:
+            zip_rebuild(f)
         self.log_cut(f.page_no, keep, flags)
         self.touch(f)
 
     def set_u32(self, Frame f, int offset, uint32_t value):
         """Write a 4-byte header field (a sibling link, a file-space counter) of page ``f``."""
         wr32(f.data + offset, value)
+        if f.zip is not None:
+            zip_field(f, offset, 4)
         self.log_field(f.page_no, offset, f.data + offset, 4)
         self.touch(f)
 
     def set_u8(self, Frame f, int offset, uint8_t value):
         """Write a 1-byte header field of page ``f``."""
         f.data[offset] = value
+        if f.zip is not None:
+            zip_field(f, offset, 1)
         self.log_field(f.page_no, offset, f.data + offset, 1)
         self.touch(f)
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from ..sim.clock import Clock
 from .page import PAGE_SIZES
+from .page_zip import KEY_BLOCK_SIZES
 
 MIB = 1 << 20
 MIN_POOL_FRAMES = 16  # a tree operation can hold ~a dozen pages at once (a split with its path and siblings)
@@ -77,6 +78,8 @@ class BTreeOptions:
     create_if_missing: bool = True  # create a database where there is none (False: DatabaseMissingError)
     error_if_exists: bool = False  # DatabaseExistsError if the device already holds a database
     read_only: bool = False  # recover into memory only: no file is created, written, renamed or deleted
+    key_block_size: int | None = None  # KEY_BLOCK_SIZE in KiB (1, 2, 4, 8, 16): pages stored compressed
+    compression_level: int = 6  # innodb_compression_level: the zlib level of compressed pages
 
     def __post_init__(self) -> None:
         if self.page_size not in PAGE_SIZES:
@@ -108,13 +111,32 @@ class BTreeOptions:
                 if not callable(getattr(self.change_buffer_policy, method, None)):
                     raise ValueError(f"bad change_buffer_policy {self.change_buffer_policy!r}: it has no {method}() "
                                      f"function")
+        if self.key_block_size is not None:
+            kib = [b >> 10 for b in KEY_BLOCK_SIZES if b <= self.page_size]
+            if self.key_block_size not in kib or isinstance(self.key_block_size, bool):
+                raise ValueError(f"bad key_block_size {self.key_block_size!r}: must be None or one of "
+                                 f"{', '.join(map(str, kib))} (KiB, at most the {self.page_size}-byte page size)")
+            _check_int("buffer_pool_bytes", self.buffer_pool_bytes, MIN_POOL_FRAMES * self.frame_bytes,
+                       why=f"at least {MIN_POOL_FRAMES} pages of {self.page_size} bytes with their compressed copies")
+        if not isinstance(self.compression_level, int) or not 1 <= self.compression_level <= 9:
+            raise ValueError(f"bad compression_level {self.compression_level!r}: must be a zlib level 1 to 9")
         if self.clock is not None and not isinstance(self.clock, Clock):
             raise ValueError(f"bad clock {self.clock!r}: must be a minidb.sim.Clock or None")
 
     @property
+    def block(self) -> int | None:
+        """Bytes of a compressed page on disk (the key block size), or None: pages are stored uncompressed."""
+        return None if self.key_block_size is None else self.key_block_size << 10
+
+    @property
+    def frame_bytes(self) -> int:
+        """Pool memory one cached page takes: its frame, plus its compressed copy in a compressed tablespace."""
+        return self.page_size + (self.block or 0)
+
+    @property
     def pool_frames(self) -> int:
         """Frames in the buffer pool."""
-        return self.buffer_pool_bytes // self.page_size
+        return self.buffer_pool_bytes // self.frame_bytes
 
 
 def sync_mode(redo_sync) -> tuple[str, int]:

@@ -17,17 +17,29 @@
   frames, which raises ``BufferPoolFull``.
 
 Every read and write is tagged with the keyspace the page belongs to, so IOStats counts IO per index.
+
+**Compressed tablespaces** (page_zip.pyx): a page read is its compressed image, expanded into the frame, and the
+image stays with the frame as its compressed copy (``frame.zip``); a page written is that copy's image, one key
+block. Both copies take pool memory: the pool holds ``pool_bytes // (page_size + key block size)`` frames.
+Eviction drops the uncompressed frame first (InnoDB's ``unzip_LRU``): a clean page leaving the pool keeps its
+compressed copy in memory (``zip_only``), and a later access expands it again without a read, until those copies
+take ``ZIP_ONLY_SHARE`` of the pool, beyond which the oldest is dropped. Each kept copy takes a key block from the
+frames' share of the pool. (InnoDB chooses between the two evictions by whether the workload is IO-bound or
+CPU-bound, ``buf_LRU_evict_from_unzip_LRU``; a fixed share keeps the counts deterministic.)
 """
 
 from __future__ import annotations
 
 import struct
+from collections import OrderedDict
 
 from . import page as pg
+from . import page_zip as zp
 from .doublewrite import SLOTS as DOUBLEWRITE_SLOTS
 
 EVICT_SCAN = 100  # LRU tail frames searched for a clean victim (InnoDB: BUF_LRU_SEARCH_SCAN_THRESHOLD)
 LRU_FLUSH_BATCH = 32  # dirty tail frames written together when no clean victim is found
+ZIP_ONLY_SHARE = 0.1  # most of the pool compressed copies without their frame may take (InnoDB's unzip_LRU: 10%)
 
 _LSN = struct.Struct("<Q")
 
@@ -39,7 +51,7 @@ class BufferPoolFull(MemoryError):
 class Pager:
     """Page access and write-back for one database (see the module docstring)."""
 
-    def __init__(self, pool, tablespace, redo, doublewrite, stats, tag_of) -> None:
+    def __init__(self, pool, tablespace, redo, doublewrite, stats, tag_of, pool_bytes: int | None = None) -> None:
         self.pool = pool  # the buffer pool
         self.tablespace = tablespace  # the data file
         self.redo = redo  # the redo log (for the write-ahead rule)
@@ -51,17 +63,29 @@ class Pager:
         self.fixed: list = []  # frames fixed by the current operation
         self.pages_written = 0  # page writes to the tablespace
         self.pages_read = 0  # page reads from the tablespace
+        self.pool_bytes = pool_bytes  # the pool's memory (sizes frames and compressed copies when compressed)
+        self.zip_only: OrderedDict[int, bytes] = OrderedDict()  # page -> image kept after its frame left, oldest first
+        self.zip_only_hits = 0  # accesses served by expanding a kept compressed copy (no read)
 
     # -- access -------------------------------------------------------------------------------------------------------
     def fetch(self, page_no: int, tag: str):
         """The frame of ``page_no``, read in if needed; fixed until ``release()``."""
         frame = self.pool.get(page_no)
         if frame is None:
-            self.make_room()
-            with self.stats.tag(tag):
-                buf = self.tablespace.read_page(page_no)
-            self.pages_read += 1
-            frame = self.pool.add(page_no, buf, True)
+            image = self.zip_only.pop(page_no, None)
+            if image is not None:  # the compressed copy is still in the pool: expand it, no read
+                self._resize()
+                self.make_room()
+                buf, zip_copy = zp.expand(image, self.pool.page_size, self.tablespace.zip_stats)
+                self.zip_only_hits += 1
+                frame = self.pool.add(page_no, buf, False)
+            else:
+                self.make_room()
+                with self.stats.tag(tag):
+                    buf, zip_copy = self.tablespace.read_frame(page_no)
+                self.pages_read += 1
+                frame = self.pool.add(page_no, buf, True)
+            self._attach(frame, zip_copy)
             self.fix(frame)
             if self.on_read is not None:
                 self.on_read(frame)
@@ -79,10 +103,20 @@ class Pager:
 
     def new_page(self, page_no: int):
         """A zeroed frame for a page that has no content yet (never read from disk); fixed."""
+        if self.zip_only.pop(page_no, None) is not None:  # recovery re-initialising a page: the copy is stale
+            self._resize()
         self.make_room()
         frame = self.pool.add(page_no, bytearray(self.pool.page_size), False)
+        self._attach(frame, None)
         self.fix(frame)
         return frame
+
+    def _attach(self, frame, zip_copy) -> None:
+        """Give a frame of a compressed tablespace its compressed copy: the one read, or an empty one that the
+        page's first change (always an INIT for a new page) compresses."""
+        ts = self.tablespace
+        if ts.compressed:
+            frame.zip = zip_copy if zip_copy is not None else zp.PageZip(ts.block, ts.zip_stats)
 
     def fix(self, frame) -> None:
         """Keep ``frame`` in the pool until ``release()``."""
@@ -116,10 +150,23 @@ class Pager:
                 self.write(victims[:LRU_FLUSH_BATCH])
 
     def evict(self, frame) -> None:
-        """Remove a clean, evictable frame."""
+        """Remove a clean, evictable frame (keeping its compressed copy, if it has one: see the module
+        docstring)."""
         if self.on_evict is not None:
             self.on_evict(frame)
+        if frame.zip is not None and self.pool_bytes is not None:
+            self.zip_only[frame.page_no] = frame.zip.image(frame)
+            limit = int(ZIP_ONLY_SHARE * self.pool_bytes) // self.tablespace.block
+            while len(self.zip_only) > limit:
+                self.zip_only.popitem(last=False)
         self.pool.evict(frame)
+        self._resize()
+
+    def _resize(self) -> None:
+        """Frames the pool may hold, after the compressed copies kept without their frame."""
+        if self.pool_bytes is not None and self.tablespace.compressed:
+            block = self.tablespace.block
+            self.pool.capacity = (self.pool_bytes - len(self.zip_only) * block) // (self.pool.page_size + block)
 
     # -- writing ------------------------------------------------------------------------------------------------------
     def write(self, frames) -> None:
@@ -137,8 +184,12 @@ class Pager:
             chunk = frames[i:i + step]
             images = []
             for f in chunk:
-                pg.stamp_checksum(f.buf)
-                images.append((self.tag_of(f), f.page_no, bytes(f.buf)))
+                if f.zip is not None:
+                    image = f.zip.image(f)  # the compressed copy, one key block
+                else:
+                    pg.stamp_checksum(f.buf)
+                    image = bytes(f.buf)
+                images.append((self.tag_of(f), f.page_no, image))
             images.sort()  # by keyspace, then page number: one doublewrite request per keyspace
             if self.doublewrite is not None:
                 self.doublewrite.write(images)

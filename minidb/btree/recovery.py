@@ -8,7 +8,8 @@
    always applied and needs no read: it says everything about the page, so a page that is rebuilt from scratch
    by the log is not even read (which also spares a torn page that the log overwrites anyway).
 3. Pages changed by replay are dirty in the pool, stamped with the group's LSNs, exactly as if the groups had just
-   been committed; normal operation then writes them like any other dirty page.
+   been committed; normal operation then writes them like any other dirty page. Redo applies to the uncompressed
+   page: in a compressed tablespace the page's compressed copy is rebuilt from it when it is written.
 4. **Undo**: replay also collects the UNDO records of the batch that was open at the crash, if any (groups that
    end with CONTINUE and no COMMIT group after them). The engine then rolls that batch back (engine.py,
    ``_rollback``): the log holds its undo before any of its pages could reach the disk (write-ahead rule), so
@@ -70,6 +71,8 @@ def replay(redo, pool, pager) -> tuple[dict[str, int], list]:
                     changed.append(entry[0])
             if entry[1]:
                 apply(entry[0].buf, rec)
+                if entry[0].zip is not None:
+                    entry[0].zip.mark_stale()  # compressed again when written (page_zip.pyx)
                 applied += 1
         pool.commit(changed, start, end)
         pages.update(f.page_no for f in changed)

@@ -15,6 +15,12 @@ chapters report are the pages in use.)
 
 A read-only tablespace (a read-only open) never writes its file: page writes (doublewrite repairs, pages evicted
 after recovery changed them) go to an in-memory overlay that later reads see, and are lost at close.
+
+**Compressed tablespaces.** With a key block size (``open_btree(key_block_size=K)``, InnoDB's ``FILE_BLOCK_SIZE``
+of a compressed general tablespace, whose every table has ``KEY_BLOCK_SIZE=K``), page ``n`` is a ``block``-byte
+compressed image at ``n * block`` (page_zip.pyx), checked (checksum, page number, a zlib stream that expands to a
+well-formed page) and expanded on every read. The block size is found in page 0's image when the file exists: its
+byte 16 is the compressed-image marker and byte 17 the block size in KiB.
 """
 
 from __future__ import annotations
@@ -23,41 +29,99 @@ import errno
 
 from ..errors import CorruptionError, TableFullError
 from . import page as pg
+from . import page_zip as zp
 
 FILE = "tablespace.ibd"
 
 
 class Tablespace:
-    """Page-sized reads and writes of the data file, with checksums."""
+    """Page-sized (or block-sized) reads and writes of the data file, with checksums."""
 
-    def __init__(self, device, page_size: int, create: bool = False, read_only: bool = False) -> None:
+    def __init__(self, device, page_size: int, create: bool = False, read_only: bool = False,
+                 block: int | None = None, zip_stats=None) -> None:
         self.device = device  # where the file lives
         self.page_size = page_size  # bytes per page
         if not create and not device.exists(FILE):
             raise CorruptionError(f"{FILE} is missing: the redo checkpoint says a database is here")
         self.file = device.open(FILE, "data", create=create)  # the data file
         self.overlay: dict[int, bytes] | None = {} if read_only else None  # read-only: page writes kept here
+        found = False if create else self.recorded_block()
+        self.compressed = found is not None if found is not False else block is not None  # pages are zip images
+        self.block = (found or block or page_size) if self.compressed else page_size  # bytes per page on disk
+        self.zip_stats = zip_stats if zip_stats is not None else zp.ZipStats()  # compressions and expansions
+
+    def recorded_block(self):
+        """The key block size page 0's image records; None if page 0 is an uncompressed page; False if page 0 was
+        never written (a creation that crashed early: the option decides)."""
+        head = self.file.read(0, 18) if self.file.size >= 18 else b""
+        if len(head) < 18 or pg.is_zero(head):
+            return False
+        if zp.is_image(head):
+            if head[17] << 10 not in zp.KEY_BLOCK_SIZES:
+                raise CorruptionError(f"{FILE} page 0: compressed image of an unknown block size ({head[17]} KiB)")
+            return head[17] << 10
+        return None
+
+    @property
+    def key_block_size(self) -> int | None:
+        """The key block size in KiB (``open_btree``'s option) of a compressed tablespace, or None."""
+        return self.block >> 10 if self.compressed else None
 
     def read_page(self, page_no: int) -> bytearray:
         """The page's bytes, checked (see the module docstring)."""
-        buf = bytearray(self._read(page_no) or bytes(self.page_size))
-        self.check(page_no, buf)
-        return buf
+        return self.read_frame(page_no)[0]
+
+    def page_of(self, raw) -> bytearray:
+        """The page an image read with ``read_raw`` (and checked) holds: expanded if compressed (not counted as
+        the engine's work: for readers of a damaged database)."""
+        if not self.compressed or pg.is_zero(raw):
+            return bytearray(raw)
+        return zp.expand(raw, self.page_size, zp.ZipStats())[0]
+
+    def read_frame(self, page_no: int):
+        """(the page's bytes, its compressed copy or None), checked; a never-written page is zeros with no copy."""
+        raw = self._read(page_no) or bytes(self.block)
+        self.check(page_no, raw)
+        if not self.compressed:
+            return bytearray(raw), None
+        if pg.is_zero(raw):
+            return bytearray(self.page_size), None
+        return zp.expand(raw, self.page_size, self.zip_stats)
 
     def _read(self, page_no: int) -> bytes | None:
         """The page's bytes, zero-padded if the file ends inside it (a torn extension); None past the end."""
         if self.overlay is not None and page_no in self.overlay:
             return self.overlay[page_no]
-        offset = page_no * self.page_size
+        offset = page_no * self.block
         size = self.file.size
         if offset >= size:
             return None
-        n = min(self.page_size, size - offset)
-        return self.file.read(offset, n).ljust(self.page_size, b"\0")
+        n = min(self.block, size - offset)
+        return self.file.read(offset, n).ljust(self.block, b"\0")
 
     def check(self, page_no: int, buf) -> None:
         """CorruptionError unless ``buf`` is a valid image of page ``page_no`` (or a never-written zero page)."""
+        if self.compressed:
+            return self._check_image(page_no, buf)
         check_page(page_no, buf)
+
+    def _check_image(self, page_no: int, buf) -> None:
+        """``check`` for a compressed image: checksum, page number, then the expanded page's structure."""
+        if pg.stored_checksum(buf) != pg.checksum(buf):
+            if pg.is_zero(buf):
+                return
+            raise CorruptionError(f"{FILE} page {page_no}: checksum mismatch in its {self.block}-byte compressed "
+                                  f"image: torn or corrupted page")
+        found = int.from_bytes(bytes(buf[4:8]), "little")
+        if found != page_no:
+            raise CorruptionError(f"{FILE} page {page_no}: holds page {found} (a misdirected write)")
+        try:
+            page, _ = zp.expand(buf, self.page_size, zp.ZipStats())  # a check: not counted as the engine's work
+        except CorruptionError as exc:
+            raise CorruptionError(f"{FILE} page {page_no}: checksum right but {exc}") from None
+        problem = pg.structure_error(page, page_no)
+        if problem is not None:
+            raise CorruptionError(f"{FILE} page {page_no}: checksum right but malformed: {problem}")
 
     def valid(self, page_no: int, buf) -> bool:
         """True if ``buf`` passes ``check`` for ``page_no``."""
@@ -76,13 +140,13 @@ class Tablespace:
         if self.overlay is not None:
             self.overlay[page_no] = bytes(data)
             return
-        self.file.write(page_no * self.page_size, data)
+        self.file.write(page_no * self.block, data)
 
     def extend(self, pages: int) -> None:
         """Make room in the file for pages ``[0, pages)``; TableFullError (the statement fails) if the device is
         full."""
         try:
-            self.file.allocate(pages * self.page_size)
+            self.file.allocate(pages * self.block)
         except OSError as exc:
             if exc.errno != errno.ENOSPC:
                 raise
@@ -99,7 +163,7 @@ class Tablespace:
     def size(self) -> int:
         """Bytes of the data file (with a read-only overlay: as if its pages had been written)."""
         pages = max(self.overlay, default=-1) + 1 if self.overlay else 0
-        return max(self.file.size, pages * self.page_size)
+        return max(self.file.size, pages * self.block)
 
 
 def check_page(page_no: int, buf) -> None:

@@ -13,6 +13,12 @@ is in the buffer pool and no page has to split or merge. Otherwise it comes back
   sibling, or its right sibling into it, if the result fits within the fill factor; the parent loses one record
   and may merge in turn. A root left with one child takes that child's records and the tree gets one level lower.
 
+**Compressed pages** (a tablespace with a key block size, page_zip.pyx) fill up when their compressed copy does,
+which a byte count cannot foresee. A split there (``_insert_compressed``) divides the page's old records only,
+posts the separator to the parent, and tries the insert again from the root; a page whose rows do not compress
+splits as many times as it takes, as InnoDB retries after each split. A merge happens only if the merged page
+compresses into its block.
+
 Every change goes through the open mini-transaction (mtr.pyx), so it is redo-logged as it is made, and every
 put or delete first records the key's old value as undo (kept by the mtr only for a client batch). Splits log the
 new page as INIT, the left page as CUT (plus PUT when the new record stays left) and the separator as a PUT into the
@@ -25,6 +31,8 @@ import struct
 
 from ..errors import CorruptionError
 from . import page as pg
+from . import page_zip as zp
+from .redo_records import build
 from .split_policy import DEFAULT_POLICY, check_separator, check_split
 from .tree_core import DONE, MISS, MISSING, TreeCore
 
@@ -139,7 +147,80 @@ class BTree(TreeCore):
     def _insert_split(self, key: bytes, value: bytes) -> None:
         frames, slots = self._fix_path()
         self.ctx.current_mtr().undo_before(frames[-1], self.index_id, key)
+        if frames[-1].zip is not None:
+            return self._insert_compressed(0, key, value)
         self._insert(frames, len(frames) - 1, key, value)
+
+    # -- splits of compressed pages ----------------------------------------------------------------------------------
+    def _insert_compressed(self, level: int, key: bytes, value: bytes) -> None:
+        """Insert into the level-``level`` page covering ``key``, splitting it until the record fits its page and
+        that page's compressed copy (see the module docstring)."""
+        mtr = self.ctx.current_mtr()
+        while True:
+            frames = self._path_to(key, level)
+            if mtr.put(frames[-1], key, value, self.fill_limit) != pg.FULL:
+                return
+            self._split_compressed(frames, key, value)
+
+    def _path_to(self, key: bytes, level: int) -> list:
+        """Frames from the root down to the level-``level`` page covering ``key`` (fixed)."""
+        frame = self.ctx.pager.fetch(self.root, self.name)
+        frames = [frame]
+        while True:
+            page = pg.Page(frame.buf)
+            if page.level == level:
+                return frames
+            if page.level < level or page.nrecs == 0:
+                raise CorruptionError(f"index {self.name!r}: no level-{level} page on the way to a key from page "
+                                      f"{frame.page_no}")
+            pos, found = page.search(key)
+            frame = self.ctx.pager.fetch(page.child(pos if found else pos - 1), self.name)
+            frames.append(frame)
+
+    def _split_compressed(self, frames, key: bytes, value: bytes) -> None:
+        """Split the full page ``frames[-1]`` in two without the new record (both halves are parts of a page that
+        fit its block, so they fit too) and post the separator to its parent."""
+        ctx = self.ctx
+        mtr = ctx.current_mtr()
+        frame = frames[-1]
+        page = pg.Page(frame.buf)
+        n = page.nrecs
+        pos, found = page.search(key)
+        ascending = not found and pos == n and bool(page.flags & pg.LAST_AT_END)
+        sizes = page.record_sizes()
+        size = pg.RECORD_OVERHEAD + len(key) + len(value)
+        if found:
+            sizes[pos] = size
+        else:
+            sizes.insert(pos, size)
+        k = self._choose_split(sizes, pos, ascending, page.is_leaf)
+        keep = k - 1 if not found and pos < k else k  # old records [0, keep) stay left
+        if page.is_leaf:
+            def merged_key(i: int) -> bytes:  # key of record i of the page with the new record in place
+                return key if i == pos else page.key(i - 1 if not found and i > pos else i)
+            policy = ctx.split_policy
+            left_last, right_first = merged_key(k - 1), merged_key(k)
+            sep = check_separator(policy, policy.separator(left_last, right_first), left_last, right_first,
+                                  ctx.max_key)
+        else:
+            if n < 2:
+                raise RuntimeError(f"index {self.name!r}: internal page {frame.page_no} with {n} record is full")
+            keep = min(max(keep, 1), n - 1)  # both halves keep a child; the right one's first key goes up
+            sep = page.key(keep)
+        ctx.counters["splits"] += 1
+        if len(frames) == 1:
+            return self._split_root(frame, page, keep, True, sep, None, None)
+        new = ctx.fsp.alloc()
+        old_next = page.next
+        self._fill_right(new, frame, page, keep, False, sep, key, value, frame.page_no, old_next)
+        if keep < n:
+            self._fill_left(frame, keep, False, key, value)
+        else:  # an ascending split keeps every record left: no recompression of a page at the edge of its block
+            mtr.set_u8(frame, pg.FLAGS_OFFSET, 0)
+        mtr.set_u32(frame, pg.NEXT_OFFSET, new.page_no)
+        if old_next != pg.NIL_PAGE:
+            mtr.set_u32(ctx.pager.fetch(old_next, self.name), pg.PREV_OFFSET, new.page_no)
+        self._insert_compressed(page.level + 1, sep, child_value(new.page_no))
 
     def _insert(self, frames, d: int, key: bytes, value: bytes) -> None:
         """Insert into the page ``frames[d]`` of the path, splitting it (and maybe its ancestors) if full."""
@@ -185,35 +266,41 @@ class BTree(TreeCore):
 
     def _fill_right(self, right, src, page, keep: int, new_here: bool, sep: bytes, key: bytes, value: bytes,
                     prev: int, nxt: int) -> None:
-        """The right page of a split: records keep.. of ``src``, plus the new record if it goes right. An
-        internal right page stores its first record with an empty key (minus infinity); ``sep`` went up."""
+        """The right page of a split: records keep.. of ``src``, plus the new record if it goes right (``key``
+        None: no new record). An internal right page stores its first record with an empty key (minus infinity);
+        ``sep`` went up."""
         mtr = self.ctx.current_mtr()
         mtr.init_copy(right, pg.INDEX_PAGE, page.level, self.index_id, prev, nxt, 0, src, keep)
         if not page.is_leaf:
-            if new_here and key == sep:
+            if new_here and key is not None and key == sep:
                 key = b""  # the new record itself is the first of the right page
             else:
                 first = pg.Page(right.buf)
                 child = first.value(0)
                 mtr.delete(right, first.key(0))
                 mtr.put(right, b"", child, self.ctx.page_size)
-        if new_here:
+        if new_here and key is not None:
             mtr.put(right, key, value, self.ctx.page_size)
 
     def _fill_left(self, left, keep: int, new_here: bool, key: bytes, value: bytes) -> None:
-        """The left page of a split: its first ``keep`` records, plus the new record if it stays left."""
+        """The left page of a split: its first ``keep`` records, plus the new record if it stays left (``key``
+        None: no new record)."""
         mtr = self.ctx.current_mtr()
         mtr.cut(left, keep, 0)
-        if new_here:
+        if new_here and key is not None:
             mtr.put(left, key, value, self.ctx.page_size)
 
     def _split_root(self, root, page, keep: int, new_left: bool, sep: bytes, key: bytes, value: bytes) -> None:
-        """The root overflowed: its records go to two new pages and it becomes their parent, one level up."""
+        """The root overflowed: its records go to two new pages and it becomes their parent, one level up (``key``
+        None: a compressed root, split without the new record)."""
         ctx = self.ctx
         mtr = ctx.current_mtr()
         lf = ctx.fsp.alloc()
         rf = ctx.fsp.alloc()
-        mtr.init_copy(lf, pg.INDEX_PAGE, page.level, self.index_id, pg.NIL_PAGE, rf.page_no, 0, root, 0)
+        if root.zip is not None:  # the left half directly: a copy of the whole root might not compress fresh
+            mtr.init(lf, pg.INDEX_PAGE, page.level, self.index_id, pg.NIL_PAGE, rf.page_no, 0, page.records(0, keep))
+        else:
+            mtr.init_copy(lf, pg.INDEX_PAGE, page.level, self.index_id, pg.NIL_PAGE, rf.page_no, 0, root, 0)
         self._fill_left(lf, keep, new_left, key, value)
         self._fill_right(rf, root, page, keep, not new_left, sep, key, value, lf.page_no, pg.NIL_PAGE)
         flags = pg.Page(rf.buf).flags
@@ -275,10 +362,20 @@ class BTree(TreeCore):
         need = lp.used + sum(pg.RECORD_OVERHEAD + len(k) + len(v) for k, v in records)
         if need > self.fill_limit:
             return False
-        for k, v in records:
-            mtr.put(left, k, v, ctx.page_size)
         nxt = rp.next
-        mtr.set_u32(left, pg.NEXT_OFFSET, nxt)
+        if left.zip is not None:
+            # A compressed page is rebuilt whole, from the very bytes the trial compressed, so the trial's answer
+            # holds (record-by-record puts could pass through a state that compresses worse than the end result).
+            merged = lp.records() + records
+            trial = bytearray(len(left.buf))
+            build(trial, left.page_no, pg.INDEX_PAGE, lp.level, lp.flags, self.index_id, lp.prev, nxt, merged)
+            if not zp.fits(trial, left.zip):
+                return False
+            mtr.init(left, pg.INDEX_PAGE, lp.level, self.index_id, lp.prev, nxt, lp.flags, merged)
+        else:
+            for k, v in records:
+                mtr.put(left, k, v, ctx.page_size)
+            mtr.set_u32(left, pg.NEXT_OFFSET, nxt)
         if nxt != pg.NIL_PAGE:
             mtr.set_u32(ctx.pager.fetch(nxt, self.name), pg.PREV_OFFSET, left.page_no)
         ctx.fsp.free(right)

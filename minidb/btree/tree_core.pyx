@@ -8,7 +8,8 @@ When something needs more than that, the operation stops *before changing anythi
 
 * ``R_MISS``: a page on the way is not in the pool (``miss_page``; ``miss_level`` is 0 for a leaf). The caller
   reads it in (or, for a leaf of a non-unique index, buffers the change instead: change_buffer.py) and retries.
-* ``R_FULL``: the record does not fit in the leaf, or an ascending insert reached the fill limit: split first.
+* ``R_FULL``: the record does not fit in the leaf (or in its compressed copy, page_zip.pyx), or an ascending
+  insert reached the fill limit: split first.
 * ``R_UNDERFULL``: the delete would leave the leaf below the merge threshold: delete and merge.
 
 **Counting CPU work.** ``compares`` counts the key comparisons of the binary searches on the way (for the CPU
@@ -31,6 +32,7 @@ from ..errors import CorruptionError
 from .page cimport (OFF_INDEX_ID, OFF_LEVEL, OFF_TYPE, PUT_FULL, REC_HEADER, SLOT_SIZE, TYPE_INDEX,
                     page_child, page_child_slot, page_delete_at, page_lower_bound, page_nrecs, page_put_at,
                     page_used, rd16, rd32, rec_at, rec_size)
+from .page_zip cimport zip_del, zip_put
 
 DONE = R_DONE
 MISS = R_MISS
@@ -127,8 +129,13 @@ cdef class TreeCore:
         cdef bint found
         cdef int pos = page_lower_bound(f.data, self.ps, k, klen, &found)  # one search serves undo and put
         mtr.undo_at(self.index_id, k, klen, f, pos, found)
-        if page_put_at(f.data, self.ps, pos, found, k, klen, <const uchar*> PyBytes_AS_STRING(value),
-                       <int> PyBytes_GET_SIZE(value), self.fill_limit) == PUT_FULL:
+        if f.zip is None:
+            r = page_put_at(f.data, self.ps, pos, found, k, klen, <const uchar*> PyBytes_AS_STRING(value),
+                            <int> PyBytes_GET_SIZE(value), self.fill_limit)
+        else:  # a compressed page: the change goes into its modification log too (page_zip.pyx)
+            r = zip_put(f, self.ps, k, klen, <const uchar*> PyBytes_AS_STRING(value),
+                        <int> PyBytes_GET_SIZE(value), self.fill_limit)
+        if r == PUT_FULL:
             mtr.undo.forget_after(undo_bytes, undo_records)  # nothing changed: nothing to undo
             return R_FULL
         mtr.log_put(f.page_no, k, klen, <const uchar*> PyBytes_AS_STRING(value), <int> PyBytes_GET_SIZE(value))
@@ -151,6 +158,8 @@ cdef class TreeCore:
             return R_UNDERFULL
         mtr.undo_at(self.index_id, k, klen, f, pos, found)
         page_delete_at(f.data, self.ps, pos)
+        if f.zip is not None:
+            zip_del(f, k, klen)
         mtr.log_del(f.page_no, k, klen)
         mtr.touch(f)
         return R_DONE

@@ -114,21 +114,46 @@ class LSMEngine(Engine):
         """Names of the keyspaces that exist, sorted."""
         return sorted(self._ks_table)
 
-    def create_keyspace(self, name: str, *, unique: bool = True) -> None:
-        """Create keyspace ``name`` in its column family (``keyspace_cf``); no-op if it exists with the same
-        ``unique``, ValueError if with another.
+    def create_keyspace(self, name: str, *, unique: bool = True, column_family: str | None = None) -> None:
+        """Create keyspace ``name`` in its column family; no-op if it exists with the same ``unique`` and family,
+        ValueError if with others.
 
-        ``unique`` is recorded for the table layer, which reads before writing a unique index entry; the engine
-        itself treats every put as blind.
+        The family is ``column_family`` when given (the table layer passes an index's ``COMMENT 'cfname=...'``,
+        as MyRocks does), else the one ``keyspace_cf`` maps the keyspace to, else "default". It must be one the
+        engine was opened with (``column_families``): MyRocks would create an unknown one with default options,
+        which here would hide a misspelt name. ``unique`` is recorded for the table layer, which reads before
+        writing a unique index entry; the engine itself treats every put as blind.
         """
         self._check_writable()
         if not isinstance(unique, bool):
             raise ValueError(f"bad unique {unique!r} for keyspace {name!r}: must be True or False")
+        cf_name = self._cf_for(name, column_family)
         if name not in self._ks_table:
-            self._new_keyspace(name, unique)
-        elif self.is_unique(name) != unique:
+            self._new_keyspace(name, unique, cf_name)
+            return
+        if self.is_unique(name) != unique:
             raise ValueError(f"keyspace {name!r} exists with unique={not unique}, cannot open it with "
                              f"unique={unique}")
+        actual = self.cfs[self._ks_table[name][0]].name
+        if actual != cf_name:
+            raise ValueError(f"keyspace {name!r} exists in column family {actual!r}, cannot open it in "
+                             f"{cf_name!r}")
+
+    def _cf_for(self, name: str, column_family: str | None) -> str:
+        """The column family keyspace ``name`` belongs in (see ``create_keyspace``); ValueError naming the option
+        that disagrees."""
+        mapped = (self.db.keyspace_cf or {}).get(name)
+        if column_family is None:
+            return mapped or "default"
+        known = sorted(c.name for c in self.cfs.values())
+        if not isinstance(column_family, str) or column_family not in known:
+            raise ValueError(f"keyspace {name!r}: column family {column_family!r} (its index comment's cfname) "
+                             f"does not exist; declare it in the column_families option (families: "
+                             f"{', '.join(known)})")
+        if mapped is not None and mapped != column_family:
+            raise ValueError(f"keyspace {name!r}: its index comment names column family {column_family!r} but the "
+                             f"keyspace_cf option maps it to {mapped!r}")
+        return column_family
 
     def is_unique(self, name: str) -> bool:
         """The ``unique`` flag keyspace ``name`` was created with (recorded in the MANIFEST); ValueError if
@@ -137,10 +162,11 @@ class LSMEngine(Engine):
             raise ValueError(f"no keyspace {name!r}; keyspaces: {', '.join(self.keyspaces()) or 'none'}")
         return self.vs.keyspaces[name][2]
 
-    def _new_keyspace(self, name: str, unique: bool) -> None:
+    def _new_keyspace(self, name: str, unique: bool, cf_name: str | None = None) -> None:
+        """Record a new keyspace in column family ``cf_name`` (None: the one ``keyspace_cf`` or "default" gives)."""
         if not isinstance(name, str) or not name:
             raise ValueError(f"a keyspace name must be a non-empty str, got {name!r}")
-        cf_name = (self.db.keyspace_cf or {}).get(name, "default")
+        cf_name = cf_name or self._cf_for(name, None)
         cf = next(c for c in self.cfs.values() if c.name == cf_name)
         ks_id = max((v[0] for v in self.vs.keyspaces.values()), default=0) + 1
         with self.device.stats.cause("foreground"):
@@ -571,6 +597,7 @@ class LSMEngine(Engine):
         declare theirs to the clock as they start) and the block cache's hits and misses."""
         out = cpu_work(self.counters, self.cfs)
         out["cache_hits"], out["cache_misses"] = self.cache.hit_miss()
+        out["zlib_compress_bytes"] = out["zlib_decompress_bytes"] = 0  # zlib is not among its compressions
         return out
 
     def _num_levels(self, cf_name: str) -> int:

@@ -10,7 +10,8 @@ What the model charges, and where each count comes from:
 
 * ``crc32_bytes`` and ``copy_bytes``: every byte a device read or write moves is checksummed (every page and block
   carries a CRC) and copied once between the device and memory. Derived from ``IOStats`` by ``io_work``.
-* ``lz4_*``/``zstd_*``: bytes an engine compressed or decompressed (uncompressed size).
+* ``lz4_*``/``zstd_*``/``zlib_*``: bytes an engine compressed or decompressed (uncompressed size); zlib is the
+  B+tree's compressed pages (InnoDB's KEY_BLOCK_SIZE), every compression tried counted, those that fail too.
 * ``key_compares``: key comparisons in searches, inserts and merges; ``page_visits``: B+tree pages or LSM blocks
   looked up in the cache on the way to a key (a hash lookup and the cache miss of touching the page).
 * ``rows_encoded``/``rows_decoded``/``keys_encoded``/``keys_decoded``: the table layer's row and key codecs.
@@ -49,6 +50,9 @@ COSTS: dict[str, UnitCost] = {
     "lz4_decompress_bytes": UnitCost(0.28e-9, f"lz4.block.decompress of those blocks; {_MEASURED}"),
     "zstd_compress_bytes": UnitCost(2.8e-9, f"zstandard at level 3, RocksDB's default level; {_MEASURED}"),
     "zstd_decompress_bytes": UnitCost(0.96e-9, f"zstandard decompression of those blocks; {_MEASURED}"),
+    "zlib_compress_bytes": UnitCost(55e-9, f"zlib.compress at level 6 (innodb_compression_level's default) of "
+                                           f"16 KiB blocks; {_MEASURED}"),
+    "zlib_decompress_bytes": UnitCost(5.1e-9, f"zlib.decompress of those blocks; {_MEASURED}"),
     "key_compares": UnitCost(27.7e-9, f"sorting 100k encoded 36-byte index keys, per comparison; {_MEASURED}"),
     "page_visits": UnitCost(192e-9, f"one dependent random access into 256 MiB (a random cycle chased, minus the "
                                     f"same loop in cache): the cache miss of reaching a page; {_MEASURED}"),

@@ -107,7 +107,7 @@ def _tablespace(dev, page_size) -> FileReport:
     if page_size is None:
         return FileReport(TABLESPACE, False, "not checked: the page size is in the damaged checkpoint")
     ts = Tablespace(dev, page_size)
-    pages = ts.size // page_size
+    pages = ts.size // ts.block  # a compressed tablespace holds key blocks
     zero, bad = 0, []
     for page_no in range(pages):
         raw = ts.read_raw(page_no)
@@ -118,7 +118,7 @@ def _tablespace(dev, page_size) -> FileReport:
             ts.check(page_no, raw)
         except CorruptionError as exc:
             bad.append(str(exc))
-    tail = ts.size % page_size
+    tail = ts.size % ts.block
     detail = f"{pages} pages ({zero} never written)"
     if tail:
         bad.append(f"{TABLESPACE}: {tail} bytes after the last whole page")

@@ -20,6 +20,7 @@ from ..btree import page as pg
 from ..btree.catalog import ENTRY, FLAG_UNIQUE
 from ..btree.fsp import CATALOG_INDEX_ID, CHANGE_BUFFER_INDEX_ID
 from ..btree.redo_log import read_checkpoint
+from ..btree.tablespace import FILE as TABLESPACE
 from ..btree.tablespace import Tablespace
 from ..errors import CorruptionError
 from ..lsm.block_cache import BlockCache
@@ -149,6 +150,13 @@ def _sst_entries(dev, name: str, out: Salvaged) -> list:
 
 # -- B+tree -------------------------------------------------------------------------------------------------------
 
+def btree_format_of(dev) -> dict:
+    """The page size and key block size (None: not compressed) the B+tree on ``dev`` was created with."""
+    page_size = page_size_of(dev)
+    key_block_size = Tablespace(dev, page_size).key_block_size if dev.exists(TABLESPACE) else None
+    return {"page_size": page_size, "key_block_size": key_block_size}
+
+
 def page_size_of(dev) -> int:
     """The page size the B+tree checkpoint records (the default if the checkpoint is unreadable)."""
     try:
@@ -163,7 +171,7 @@ def salvage_btree(dev, out: Salvaged) -> None:
     page_size = page_size_of(dev)
     ts = Tablespace(dev, page_size)
     best: dict[int, dict[bytes, tuple[int, bytes]]] = {}  # index id -> key -> (page LSN, value)
-    for page_no in range(ts.size // page_size):
+    for page_no in range(ts.size // ts.block):
         raw = ts.read_raw(page_no)
         if pg.is_zero(raw):
             continue
@@ -172,7 +180,7 @@ def salvage_btree(dev, out: Salvaged) -> None:
         except CorruptionError as exc:
             out.lost.append(f"{exc} (its records are lost)")
             continue
-        page = pg.Page(bytearray(raw))
+        page = pg.Page(ts.page_of(raw))
         if page.type != pg.INDEX_PAGE or not page.is_leaf:
             continue
         keys = best.setdefault(page.index_id, {})

@@ -37,9 +37,10 @@ def workload(engine, states, acked):
             engine.flush()
 
 
-def crash_everywhere(torn: bool, doublewrite: bool, redo_sync="commit"):
-    """Run the workload crashing at IO point 1, 2, ... until it completes; check every recovery."""
-    options = dict(OPTIONS, doublewrite=doublewrite, redo_sync=redo_sync)
+def crash_everywhere(torn: bool, doublewrite: bool, redo_sync="commit", **extra):
+    """Run the workload crashing at IO point 1, 2, ... until it completes; check every recovery. ``extra``
+    options override the engine's (a compressed tablespace's, say)."""
+    options = dict(OPTIONS, doublewrite=doublewrite, redo_sync=redo_sync, **extra)
     outcomes = {"recovered": 0, "corruption": 0, "rolled_back": 0}
     n = 1
     while True:

@@ -57,3 +57,21 @@ def test_the_published_tables_are_all_there():
     pub = f5.published()
     assert {"tpcc", "cloud", "linkbench", "insert_benchmark", "cf_compaction_stats"} <= set(pub)
     assert (pub["cf_compaction_stats"].cf.unique().tolist()) == ["cf1", "cf2"]
+
+
+def test_compressed_btrees_store_whole_key_blocks_and_count_their_compressions(runs):
+    sizes = runs["sizes"].set_index("config")
+    for config, kib in (("btree zlib 8K", 8), ("btree zlib 4K", 4)):
+        row = sizes.loc[config]
+        assert row.data_bytes % (kib * 1024) == 0  # the tablespace is a whole number of key blocks
+        assert 0 < row.compress_ops_ok <= row.compress_ops
+        assert row.zlib_cpu_seconds > 0
+        assert row.pool_compressed_bytes > 0
+    assert sizes.loc["btree"].compress_ops == 0 and sizes.loc["btree"].zlib_cpu_seconds == 0
+
+
+def test_the_column_families_come_from_the_index_comments():
+    # cf_point opens the LSM with the families but no keyspace_cf: only the indexes' COMMENT 'cfname=...' can
+    # have put the primary key into cf1 and the secondary index into cf2 (else both would be in "default")
+    point = f5.cf_point(500)
+    assert point["cf1_bytes"] > 0 and point["cf2_bytes"] > 0
