@@ -23,6 +23,10 @@ enough (no IO, no tree walk) to read around every step of a workload: the CPU mo
 (``minidb.sim.cpu``), the driver computes cache hit rates. ``stats()`` is everything else an engine counts, in its
 own words; IO itself is in ``device.stats``. ``last_write_memory()`` is the memory the last ``write`` held at its
 peak (the batch and any copy the engine made of it), which a transaction reports as its peak memory.
+
+**Transactions.** ``begin(**options)`` starts one of the kind the engine keeps its changes in: buffered in a batch
+until commit (the default, MyRocks's way), or made in place with undo (the B+tree's, InnoDB's way); both honour the
+same interface and knobs (``minidb.transaction``).
 """
 
 from __future__ import annotations
@@ -60,6 +64,13 @@ class Engine(ABC):
         batch = WriteBatch()
         batch.delete(keyspace, key)
         self.write(batch)
+
+    def begin(self, **options):
+        """A new transaction on this engine, of the kind the engine holds changes in (``minidb.transaction``);
+        ``options`` are ``Transaction``'s knobs. By default a buffered ``Transaction``: one batch at commit."""
+        from .transaction import Transaction  # transaction.py builds on this module
+
+        return Transaction(self, **options)
 
     @abstractmethod
     def get(self, keyspace: str, key: bytes) -> bytes | None:
