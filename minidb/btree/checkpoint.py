@@ -9,6 +9,9 @@ InnoDB flushes ahead of need (adaptive flushing) and forces a checkpoint when th
 ``log_max_modified_age_async``, 7/8 of the capacity. Here the engine checks the age before each client write:
 past ``TRIGGER`` of the capacity, it writes pages until the age is back to ``TARGET`` (a *fuzzy* checkpoint).
 ``flush()`` and ``close()`` make a *sharp* checkpoint: every dirty page is written.
+
+An open in-place transaction (in_place.py) keeps its undo in the log, so no checkpoint passes its first uncommitted
+group: a long transaction holds the log behind it, which may then grow past ``redo_log_bytes`` until it commits.
 """
 
 from __future__ import annotations
@@ -19,19 +22,24 @@ TARGET = 1 / 2  # ... and write pages until it is back below this fraction
 _NO_LIMIT = (1 << 64) - 1
 
 
-def due(redo) -> bool:
-    """True if the log since the checkpoint is past the trigger."""
-    return redo.age > TRIGGER * redo.capacity
+def due(redo, keep_from: int | None = None) -> bool:
+    """True if the log since the checkpoint is past the trigger (only the log before ``keep_from`` counts: a
+    checkpoint cannot free the rest)."""
+    end = redo.lsn if keep_from is None else min(keep_from, redo.lsn)
+    return end - redo.checkpoint_lsn > TRIGGER * redo.capacity
 
 
-def checkpoint(pool, pager, redo, tablespace, doublewrite, page_size: int, sharp: bool) -> int:
-    """Write dirty pages (all if ``sharp``, else those needed to bring the age to TARGET), advance the checkpoint;
-    returns the pages written. The caller sets the IO cause."""
+def checkpoint(pool, pager, redo, tablespace, doublewrite, page_size: int, sharp: bool,
+               keep_from: int | None = None) -> int:
+    """Write dirty pages (all if ``sharp``, else those needed to bring the age to TARGET), advance the checkpoint,
+    but not past ``keep_from`` (an open transaction's undo is in the log from there); returns the pages written.
+    The caller sets the IO cause."""
     below = _NO_LIMIT if sharp else int(redo.lsn - TARGET * redo.capacity)
     frames = pool.oldest_dirty(pool.dirty_count, below)
     pager.write(frames)
     if doublewrite is None:
         tablespace.sync()  # page writes without doublewrite are made durable here, before the log is released
     oldest = pool.oldest_lsn
-    redo.write_checkpoint(redo.lsn if oldest is None else min(oldest, redo.lsn), page_size)
+    lsn = redo.lsn if oldest is None else min(oldest, redo.lsn)
+    redo.write_checkpoint(lsn if keep_from is None else min(lsn, keep_from), page_size)
     return len(frames)
