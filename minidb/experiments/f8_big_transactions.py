@@ -93,6 +93,8 @@ def memory_point(engine: str, rows: int, middle: int | None = None) -> dict:
 def limit_point(engine: str, option: str, limit: int, rows: int) -> dict:
     """A transaction limited to ``limit`` rows by ``option`` (``max_rows``, or ``max_bytes`` of that many rows),
     given ``rows`` rows: how many it took before refusing one, and the error it gave."""
+    if option not in ("max_rows", "max_bytes"):
+        raise ValueError(f"unknown limit option {option!r}: use max_rows or max_bytes")
     db = _open(engine, SimDevice())
     knob = limit if option == "max_rows" else limit * ROW_BYTES
     txn = db.begin(**{option: knob})

@@ -62,6 +62,56 @@ def test_reads_see_changes_at_once_and_rollback_takes_them_back():
     assert engine.stats(trees=False)["rollbacks"] == 1
 
 
+def test_rollback_takes_back_buffered_changes_that_a_read_merged():
+    engine, _ = small_engine()
+    engine.create_keyspace("s", unique=False)
+    rng = random.Random(3)
+    keys = [b"%08d" % rng.randrange(10**8) for _ in range(3_000)]
+    for i in range(0, 3_000, 500):
+        batch_txn = Transaction(engine)
+        for key in keys[i:i + 500]:
+            batch_txn.put("s", key, b"old")
+        batch_txn.commit()
+    before = contents(engine)
+    buffered = engine.stats(trees=False)["change_buffer"]
+    txn = engine.begin()
+    for key in keys[:1_500]:
+        txn.put("s", key, b"new")  # most leaves are not in the pool: the changes go to the change buffer
+    cb = engine.stats(trees=False)["change_buffer"]
+    assert cb["buffered"] > buffered["buffered"]
+    for key in keys[:1_500:50]:
+        assert txn.get("s", key) == b"new"  # reading the leaf merges the transaction's own entries into it
+    assert engine.stats(trees=False)["change_buffer"]["merged"] > cb["merged"]
+    txn.rollback()
+    assert contents(engine) == before
+    engine.check()
+
+
+def test_a_read_merging_older_changes_does_not_end_the_transaction_in_the_log():
+    engine, device = small_engine()
+    engine.create_keyspace("s", unique=False)
+    rng = random.Random(4)
+    keys = [b"%08d" % rng.randrange(10**8) for _ in range(4_000)]
+    for i in range(0, 4_000, 500):  # the later batches find leaves that left the pool: their entries are buffered
+        load = Transaction(engine)
+        for key in keys[i:i + 500]:
+            load.put("s", key, b"old")
+        load.commit()
+    engine.create_keyspace("t")
+    before = {"s": {key: b"old" for key in keys}, "t": {}}  # (a scan would merge every buffered entry)
+    merged = engine.stats(trees=False)["change_buffer"]["merged"]
+    txn = engine.begin()
+    rows(txn, 200)
+    for key in keys[2_000::20]:
+        engine.get("s", key)  # merges entries buffered before the transaction, in groups of their own
+    assert engine.stats(trees=False)["change_buffer"]["merged"] > merged
+    rows(txn, 200, start=200)
+    device.crash()
+    engine, _ = small_engine(device)
+    assert contents(engine) == before
+    engine.check()
+
+
 def test_the_undo_is_written_to_the_log_and_counted():
     def redo_bytes(make_txn):
         engine, device = small_engine(buffer_pool_bytes=1024 * 4096)  # the buffered batch is one mtr: no undo
@@ -149,6 +199,19 @@ def test_a_crash_keeps_the_chunks_committed_in_the_middle(done):
     engine, _ = small_engine(device)
     # A chunk commits when the change after it comes: 999 changes commit nothing, 1,000 nothing yet either.
     assert sum(1 for _ in engine.scan("t")) == ((done - 1) // 1_000) * 1_000
+    engine.check()
+
+
+def test_a_flush_while_a_transaction_is_open_keeps_its_undo():
+    engine, device = small_engine()
+    engine.put("t", b"a", b"kept")
+    txn = engine.begin()
+    rows(txn, 1_000)
+    engine.flush()  # a sharp checkpoint: every page written, its uncommitted changes too
+    assert engine.redo.checkpoint_lsn <= engine._txn_from
+    device.crash()
+    engine, _ = small_engine(device)
+    assert contents(engine) == {"t": {b"a": b"kept"}}
     engine.check()
 
 

@@ -55,3 +55,8 @@ def test_same_seed_same_numbers(tiny):
 
 def test_published_names_the_options():
     assert {"rocksdb_max_row_locks", "rocksdb_commit_in_the_middle"} <= set(f8.published().option.dropna())
+
+
+def test_an_unknown_limit_option_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown limit option 'max_locks': use max_rows or max_bytes"):
+        f8.limit_point("lsm", "max_locks", 10, 11)
