@@ -55,9 +55,9 @@ from . import page as pg
 from . import tablespace as ts
 from .buffer_pool import BufferPool
 from .catalog import Catalog, KeyspaceEntry, check_name
-from .in_place import InPlaceTransaction
 from .change_buffer import ChangeBuffer
 from .database_files import database_exists
+from .in_place import InPlaceTransaction
 from .mtr import Mtr
 from .options import BTreeOptions, PageCleanerOptions
 from .page_cleaner import PageCleaner
@@ -493,8 +493,8 @@ class BTreeEngine(Engine):
         self._last_write_memory = len(key) + (0 if value is None else len(value)) + BATCH_OP_OVERHEAD
         self._write_ops([(keyspace, key, value)], txn)
 
-    def _txn_commit(self, txn: InPlaceTransaction) -> None:
-        """Commit ``txn``'s changes so far: the COMMIT group, written and synced per ``redo_sync``."""
+    def _txn_commit(self) -> None:
+        """Commit the open transaction's changes so far: the COMMIT group, written and synced per ``redo_sync``."""
         self._check_writable()
         with self._failure_guard():
             self._begin_mtr()
@@ -502,8 +502,8 @@ class BTreeEngine(Engine):
         self._counted_commit()
         self._txn_chunk_start()
 
-    def _txn_rollback(self, txn: InPlaceTransaction) -> None:
-        """Take back ``txn``'s changes since its last commit: recover, which rolls back the open batch."""
+    def _txn_rollback(self) -> None:
+        """Take back the open transaction's changes since its last commit: recover, which rolls back the open batch."""
         self._check_writable()
         if not self._batch_groups:
             return  # nothing of it reached the log since the last commit, so nothing was changed

@@ -70,12 +70,12 @@ class InPlaceTransaction(BaseTransaction):
 
     def _commit_chunk(self) -> None:
         if self.rows:
-            self.engine._txn_commit(self)
+            self.engine._txn_commit()
             self._counted(self.rows, self._logical)
             self._logical = 0
 
     def _drop(self) -> None:
-        self.engine._txn_rollback(self)
+        self.engine._txn_rollback()
         self._logical = 0
 
     def commit(self) -> None:
