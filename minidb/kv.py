@@ -29,6 +29,10 @@ minidb/index_build.py), sorted by key. Its default here writes the sorted entrie
 ``BULK_LOAD_BATCH``, so that a B+tree's pages split at the right edge and fill to the fill factor, as InnoDB's sorted
 index build fills them; an engine with a cheaper path overrides it (the LSM writes SST files and ingests them, as
 MyRocks' bulk load does).
+
+**Transactions.** ``begin(**options)`` starts one of the kind the engine keeps its changes in: buffered in a batch
+until commit (the default, MyRocks's way), or made in place with undo (the B+tree's, InnoDB's way); both honour the
+same interface and knobs (``minidb.transaction``).
 """
 
 from __future__ import annotations
@@ -98,6 +102,13 @@ class Engine(ABC):
                 batch.put(keyspace, k, v)
             self.write(batch)
         return -(-len(rows) // BULK_LOAD_BATCH)
+
+    def begin(self, **options):
+        """A new transaction on this engine, of the kind the engine holds changes in (``minidb.transaction``);
+        ``options`` are ``Transaction``'s knobs. By default a buffered ``Transaction``: one batch at commit."""
+        from .transaction import Transaction  # transaction.py builds on this module
+
+        return Transaction(self, **options)
 
     @abstractmethod
     def get(self, keyspace: str, key: bytes) -> bytes | None:

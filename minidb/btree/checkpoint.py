@@ -27,6 +27,9 @@ capacity - capacity / 10``, ignoring the few KB per thread it also reserves); th
 each client write, as InnoDB runs ``log_free_check`` before each mini-transaction (a batch of many
 mini-transactions may overshoot by its own redo, as InnoDB reserves ``log_margin`` for one mtr).
 ``flush()`` and ``close()`` make a *sharp* checkpoint: every dirty page is written.
+
+An open in-place transaction (in_place.py) keeps its undo in the log, so no checkpoint passes its first uncommitted
+group: a long transaction holds the log behind it, which may then grow past ``redo_log_bytes`` until it commits.
 """
 
 from __future__ import annotations
@@ -47,17 +50,19 @@ def point(fraction: float, capacity: int) -> int:
 class LogFreeCheck:
     """Keeps the redo log within its capacity by forcing page writes and checkpoints (see the module docstring).
 
-    ``stats`` is the device's IOStats (the IO causes are set here); ``clock`` None makes every job instant.
+    ``stats`` is the device's IOStats (the IO causes are set here); ``clock`` None makes every job instant;
+    ``keep_from()`` is the LSN no checkpoint may pass (an open in-place transaction's first group), or None.
     """
 
     def __init__(self, pool, pager, redo, tablespace, doublewrite, page_size: int, stats, clock,
-                 counters: dict) -> None:
+                 counters: dict, keep_from=lambda: None) -> None:
         self.pool, self.pager, self.redo = pool, pager, redo
         self.tablespace, self.doublewrite, self.page_size = tablespace, doublewrite, page_size
         self.stats = stats  # IOStats: the writes are counted under "checkpoint" or "sync-flush"
         self.clock = clock  # Clock or None
         self.counters = counters  # the engine's counters, updated here
         self.job: tuple[int, float] | None = None  # async flush in flight: (oldest LSN it was writing from, end)
+        self.keep_from = keep_from  # () -> the LSN an open transaction holds the log from, or None
 
     # -- ages --------------------------------------------------------------------------------------------------------
     def oldest(self) -> int:
@@ -87,7 +92,7 @@ class LogFreeCheck:
                 self._sync_flush(point(SYNC, capacity))
         if self.job is None and self.modified_age() >= point(ASYNC, capacity):
             self._async_flush(point(ASYNC, capacity))
-        if self.redo.age >= point(CHECKPOINT_ASYNC, capacity) and self.oldest() > self.redo.checkpoint_lsn:
+        if self.redo.age >= point(CHECKPOINT_ASYNC, capacity) and self.checkpointable() > self.redo.checkpoint_lsn:
             with self.stats.cause("checkpoint"):
                 self.write_checkpoint(self.oldest())
 
@@ -129,9 +134,18 @@ class LogFreeCheck:
             self._stall_until(self.clock.now + self.clock.job_duration(io))
 
     # -- checkpoints -------------------------------------------------------------------------------------------------
+    def checkpointable(self) -> int:
+        """The furthest LSN a checkpoint may record now: the oldest unwritten change, or an open transaction's
+        first group if that is older (its undo must stay in the log)."""
+        keep = self.keep_from()
+        return self.oldest() if keep is None else min(self.oldest(), keep)
+
     def write_checkpoint(self, lsn: int) -> None:
-        """Record checkpoint LSN ``lsn`` (every change before it is durable in the tablespace). The caller sets the
-        IO cause."""
+        """Record checkpoint LSN ``lsn`` (every change before it is durable in the tablespace), or an open
+        transaction's first group if that is older. The caller sets the IO cause."""
+        keep = self.keep_from()
+        if keep is not None:
+            lsn = min(lsn, keep)
         if self.doublewrite is None:
             self.tablespace.sync()  # pages written without doublewrite are made durable here, before the log goes
         self.redo.write_checkpoint(lsn, self.page_size)

@@ -29,6 +29,13 @@ database is reopened). Either way nothing acknowledged is lost: a commit is ackn
 Creating a keyspace is not part of a batch: a ``put`` to a new keyspace creates it first, in a redo group of its own
 (as DDL commits on its own in MySQL), so a failed batch may leave a new, empty keyspace behind.
 
+**Transactions.** ``begin()`` starts an ``InPlaceTransaction`` (in_place.py), InnoDB's kind: its changes are
+client steps of one open batch, each made in the pages at once in mtrs whose groups end with CONTINUE and carry
+its undo, until its commit appends the COMMIT group. While one is open it is the only writer; every other group
+(a read's change-buffer merges, a new keyspace) ends with CONTINUE too, so that recovery still sees the batch as
+open and rolls it back unless its COMMIT group is in the log; and the checkpoint keeps the log from its first
+change on (``_txn_from``), where its undo is. Its rollback is a recovery, as after a failed batch.
+
 **Counting.** All IO goes through the device, attributed to a cause (``foreground``, ``eviction``,
 ``page-cleaner``, ``checkpoint``, ``sync-flush``, ``recovery``) and tagged with the keyspace each page belongs to, so
 ``device.stats`` has page reads and writes per index. ``stats()`` adds the engine's own counters.
@@ -51,6 +58,7 @@ from .buffer_pool import BufferPool
 from .catalog import Catalog, KeyspaceEntry, check_name
 from .change_buffer import ChangeBuffer
 from .database_files import database_exists
+from .in_place import InPlaceTransaction
 from .mtr import Mtr
 from .options import BTreeOptions, PageCleanerOptions
 from .page_cleaner import PageCleaner
@@ -144,6 +152,8 @@ class BTreeEngine(Engine):
         self._mtr: Mtr | None = None  # the open mini-transaction
         self._mtr_buffer = Mtr()  # reused by every mini-transaction (its redo buffer stays allocated)
         self._mtr_seq = 0  # sequence number of the last mini-transaction
+        self._txn: InPlaceTransaction | None = None  # the open transaction, the only writer while it is open
+        self._txn_from = 0  # LSN where the open transaction's uncommitted groups start: the log kept from here
         self._closed = False  # close() was called
         self._last_write_memory = 0  # bytes the last write held (its batch)
         self._dead: BaseException | None = None  # why the engine refuses work (a crash), or None
@@ -166,8 +176,10 @@ class BTreeEngine(Engine):
 
     # -- opening, creating, recovering -----------------------------------------------------------------------------
     def _open(self) -> None:
-        """Build the in-memory state from the device: create a new database or recover an existing one."""
+        """Build the in-memory state from the device: create a new database or recover an existing one (which
+        rolls back the open transaction, if any: it ends here)."""
         ps, opts, dev = self.page_size, self.options, self.device
+        self._txn = None
         with dev.stats.cause("recovery"):
             cp = read_checkpoint(dev)
         if cp is not None and cp[2] != ps:
@@ -192,7 +204,7 @@ class BTreeEngine(Engine):
         self.pager = Pager(self.pool, self.tablespace, self.redo, self.doublewrite, dev.stats, self._tag_of,
                            opts.buffer_pool_bytes)
         self.free_check = ckpt.LogFreeCheck(self.pool, self.pager, self.redo, self.tablespace, self.doublewrite, ps,
-                                            dev.stats, opts.clock, self.counters)
+                                            dev.stats, opts.clock, self.counters, self._keep_from)
         self.fsp = fsp.FileSpace(self.pager, self.current_mtr)
         self.trees: dict[str, BTree] = {}  # keyspace name -> tree
         self.tree_by_id: dict[int, BTree] = {}  # index id -> tree, internal trees included
@@ -336,9 +348,10 @@ class BTreeEngine(Engine):
 
     # -- mini-transactions -------------------------------------------------------------------------------------------
     def current_mtr(self) -> Mtr:
-        """The open mini-transaction; a system one (no client commit) is opened if none is."""
+        """The open mini-transaction; a system one (no client commit) is opened if none is. While a transaction
+        is open it keeps undo, for the change-buffer merges of the transaction's own entries (change_buffer.py)."""
         if self._mtr is None:
-            self._begin_mtr()
+            self._begin_mtr(batch=self._txn is not None)
         return self._mtr
 
     def _begin_mtr(self, batch: bool = False) -> None:
@@ -351,8 +364,11 @@ class BTreeEngine(Engine):
     def _commit_mtr(self, client: bool, last: bool = True) -> None:
         """Append the open mtr's redo as one group and dirty its pages. ``last``: the group ends its transaction
         (COMMIT; for a ``client`` batch the log is written and synced per policy); else it ends with CONTINUE and
-        carries the batch's undo. If the append fails the mtr stays open, for ``_failed`` to roll back."""
+        carries the batch's undo. If the append fails the mtr stays open, for ``_failed`` to roll back. While a
+        transaction is open only its commit (``client``) ends the batch."""
         mtr = self._mtr
+        if self._txn is not None and not client:
+            last = False
         if mtr.nrecords or (last and self._batch_groups):
             with mtr.group(last) as group:
                 start, end = (self.redo.commit if client and last else self.redo.append)(group)
@@ -419,6 +435,7 @@ class BTreeEngine(Engine):
     # -- writes ----------------------------------------------------------------------------------------------------
     def put(self, keyspace: str, key: bytes, value: bytes) -> None:
         """Set ``key`` to ``value`` in ``keyspace`` (created, unique, if it does not exist)."""
+        self._check_no_txn()
         check_key(key)
         if not isinstance(value, (bytes, bytearray)):
             raise ValueError(f"a value must be bytes, got {type(value).__name__}")
@@ -427,6 +444,7 @@ class BTreeEngine(Engine):
 
     def delete(self, keyspace: str, key: bytes) -> None:
         """Remove ``key`` from ``keyspace``; removing an absent key is not an error."""
+        self._check_no_txn()
         check_key(key)
         self._last_write_memory = len(key) + BATCH_OP_OVERHEAD
         self._write_ops([(keyspace, bytes(key), None)])
@@ -436,11 +454,13 @@ class BTreeEngine(Engine):
         batch that changes more than a quarter of the pool: see the module docstring)."""
         if not isinstance(batch, WriteBatch):
             raise ValueError(f"write() takes a WriteBatch, got {type(batch).__name__}")
+        self._check_no_txn()
         if batch.ops:
             self._last_write_memory = batch.nbytes
             self._write_ops(batch.ops)
 
-    def _write_ops(self, ops: list) -> None:
+    def _write_ops(self, ops: list, txn: InPlaceTransaction | None = None) -> None:
+        """Apply ``ops`` as a client batch; for ``txn``, as one step of its batch (its groups end with CONTINUE)."""
         self._check_writable()
         new = sorted(validate_ops(ops, self.max_record, self.max_key, self.trees))
         for name in new:
@@ -454,9 +474,10 @@ class BTreeEngine(Engine):
                 self.pager.release()
                 self._commit_mtr(client=False)
             self._begin_mtr(batch=True)
-            self.change_buffer.batch_first_seq = self.change_buffer.seq
+            if txn is None:
+                self.change_buffer.batch_first_seq = self.change_buffer.seq
             with self.device.stats.cause("foreground"):
-                i, n = 0, len(ops)
+                i, n, undo_held = 0, len(ops), 0
                 while True:
                     # The fast path runs ops until one needs IO, a split or a merge, or the mtr is full.
                     i, full = apply_ops(ops, i, self.trees, self._mtr, self.pool, self._mtr_frames)
@@ -472,12 +493,70 @@ class BTreeEngine(Engine):
                         i += 1
                         if len(self._mtr.frames) < self._mtr_frames:
                             continue
+                    undo_held = max(undo_held, self._mtr.undo_bytes)
                     self._commit_mtr(client=False, last=False)  # its pages may now leave the pool
                     self._begin_mtr(batch=True)
-                self._commit_mtr(client=True)
+                undo_held = max(undo_held, self._mtr.undo_bytes)
+                self._commit_mtr(client=txn is None, last=txn is None)
+        if txn is not None:
+            self._last_write_memory += undo_held  # an in-place change holds its undo until its group is appended
+        else:
+            self._counted_commit()
+
+    def _counted_commit(self) -> None:
         self.counters["commits"] += 1
         if self.cleaner is not None:
             self.cleaner.commits += 1
+
+    # -- in-place transactions (in_place.py) ---------------------------------------------------------------------
+    def begin(self, **options) -> InPlaceTransaction:
+        """A new transaction whose changes go to the pages as they are made, with undo (in_place.py);
+        ``options`` are the knobs of ``minidb.transaction``. One at a time: ValueError if one is open."""
+        return InPlaceTransaction(self, **options)
+
+    def _txn_begin(self, txn: InPlaceTransaction) -> None:
+        self._check_writable()
+        self._check_no_txn()
+        self._txn = txn
+        self._txn_chunk_start()
+
+    def _txn_chunk_start(self) -> None:
+        """The open transaction starts a chunk: the log is kept from here, its change-buffer entries from here."""
+        self._txn_from = self.redo.lsn
+        self.change_buffer.batch_first_seq = self.change_buffer.seq
+
+    def _txn_change(self, txn: InPlaceTransaction, keyspace: str, key: bytes, value: bytes | None) -> None:
+        """One change of ``txn``, made in the pages now (memory: the change and its undo record)."""
+        self._last_write_memory = len(key) + (0 if value is None else len(value)) + BATCH_OP_OVERHEAD
+        self._write_ops([(keyspace, key, value)], txn)
+
+    def _txn_commit(self) -> None:
+        """Commit the open transaction's changes so far: the COMMIT group, written and synced per ``redo_sync``."""
+        self._check_writable()
+        with self._failure_guard():
+            self._begin_mtr()
+            self._commit_mtr(client=True)
+        self._counted_commit()
+        self._txn_chunk_start()
+
+    def _txn_rollback(self) -> None:
+        """Take back the open transaction's changes since its last commit: recover, which rolls back the open batch."""
+        self._check_writable()
+        if not self._batch_groups:
+            return  # nothing of it reached the log since the last commit, so nothing was changed
+        self.counters["rollbacks"] += 1
+        self._compares_base = self.key_compares()
+        self._open()
+        self.version += 1
+
+    def _txn_end(self, txn: InPlaceTransaction) -> None:
+        if self._txn is txn:
+            self._txn = None
+
+    def _check_no_txn(self) -> None:
+        if self._txn is not None:
+            raise ValueError("a transaction is open on this B+tree engine (engine.begin()), and it is the only "
+                             "writer: write through it, or commit or roll it back first")
 
     def create_keyspace(self, name: str, *, unique: bool = True, column_family: str | None = None) -> None:
         """Create keyspace ``name``; ``unique=False`` marks a non-unique secondary index, whose changes may go to
@@ -487,6 +566,7 @@ class BTreeEngine(Engine):
         the same page size and pool), so a MyRocks ``COMMENT 'cfname=...'`` changes nothing here, as InnoDB keeps
         an index comment as text only."""
         self._check_writable()
+        self._check_no_txn()
         check_name(name)
         if not isinstance(unique, bool):
             raise ValueError(f"bad unique {unique!r} for keyspace {name!r}: must be True or False")
@@ -577,6 +657,10 @@ class BTreeEngine(Engine):
             self._commit_mtr(client=False)
         self.pager.release()
 
+    def _keep_from(self) -> int | None:
+        """The LSN the checkpoint must not pass: the open transaction's first uncommitted group, or None."""
+        return self._txn_from if self._txn is not None else None
+
     def flush(self) -> None:
         """Write every dirty page and take a sharp checkpoint (nothing is left to recover)."""
         self._check_writable()
@@ -606,6 +690,8 @@ class BTreeEngine(Engine):
         writing."""
         if self._closed:
             return
+        if self._txn is not None and self._dead is None:
+            self._txn.rollback()  # as a server shutting down rolls back the transactions still open
         if self._dead is None and not self.read_only:
             self.flush()  # if it fails the engine stays open (and locked): close again once the cause is fixed
         self._closed = True
@@ -679,7 +765,8 @@ class BTreeEngine(Engine):
         return isinstance(self._dead, EngineStopped)
 
     def last_write_memory(self) -> int:
-        """Bytes the last write held: its batch (changes are made in the pool's pages, with no second copy)."""
+        """Bytes the last write held: its batch (changes are made in the pool's pages, with no second copy); for a
+        change of an in-place transaction, the change and its undo record."""
         return self._last_write_memory
 
     def stats(self, trees: bool = True) -> dict:

@@ -155,6 +155,11 @@ cdef class Mtr(RedoBuffer):
         self.touch(f)
 
     @property
+    def undo_bytes(self):
+        """Bytes of UNDO records the mtr holds in memory (until its group goes to the log buffer)."""
+        return self.undo.n - self.undo.start
+
+    @property
     def empty(self):
         """True if nothing was changed."""
         return self.nrecords == 0

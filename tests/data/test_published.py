@@ -106,6 +106,7 @@ SPECS: dict[str, Table | Quoted] = {
     "compaction_stall_series": Quoted(rows=2),
     "insert_rate_series_by_compaction": Quoted(rows=1),
     "read_only_variance": Quoted(rows=1),
+    "big_transactions": Quoted(rows=4),
     "myrocks_default_sizes": Quoted(rows=1),
     "disk_full_setup": Quoted(rows=1),
     "disk_full_session": Quoted(rows=6, exempt=("order",)),

@@ -103,6 +103,19 @@ def test_last_write_memory_holds_at_least_the_batch(engine):
     assert engine.last_write_memory() <= 3 * batch.nbytes  # the batch, at most one copy, and bookkeeping
 
 
+def test_begin_starts_a_transaction_that_commits_as_one_and_rolls_back(engine):
+    with engine.begin(max_rows=100) as txn:
+        for i in range(20):
+            txn.put("t", b"key%02d" % i, b"v")
+        assert txn.get("t", b"key05") == b"v"
+    assert txn.chunks == 1 and txn.stats.operations == 20 and txn.peak_bytes > 0
+    txn = engine.begin()
+    txn.delete("t", b"key00")
+    txn.put("t", b"new", b"x")
+    txn.rollback()
+    assert engine.get("t", b"key00") == b"v" and engine.get("t", b"new") is None
+
+
 def test_stats_is_a_dict_and_flush_keeps_the_data(engine):
     engine.put("t", b"k", b"v")
     engine.flush()
