@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from browser import CHROMIUM, drawn_after
-from minidb.book.explorable import (MAX_EMBED_BYTES, bound_params, chart_note, embedded_rows, explorable,
+from minidb.book.explorable import (ANY, MAX_EMBED_BYTES, bound_params, chart_note, embedded_rows, explorable,
                                      long_form)
 
 
@@ -88,6 +88,8 @@ def test_default_limit_is_about_a_megabyte():
     (dict(controls=["cache_pct"]), "cannot also be controls"),
     (dict(controls=["nope"]), "no column 'nope'"),
     (dict(controls=["change_buffer"], start={"change_buffer": "maybe"}), "not in the grid"),
+    (dict(controls=["change_buffer"], mark="bar"), "unknown mark 'bar'"),
+    (dict(controls=["change_buffer"], x_scale="sqrt"), "unknown x_scale 'sqrt'"),
 ])
 def test_bad_arguments_are_refused_with_a_clear_error(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -128,3 +130,110 @@ def test_a_thinned_chart_says_so_under_its_title():
     spec = explorable(grid(), "cache_pct", "reads_per_insert", ["change_buffer", "engine"], max_bytes=2000,
                       title="t").to_dict()
     assert "values of cache (%)" in str(spec["title"]["subtitle"])
+
+
+def grid_with_an_lsm() -> pd.DataFrame:
+    """``grid()`` as a run gives it: the LSM has no change buffer, so its rows say ``ANY`` (once per cache size)."""
+    g = grid()
+    g["change_buffer"] = g.change_buffer.astype(object)
+    g.loc[g.engine == "lsm", "change_buffer"] = ANY
+    return g.drop_duplicates(["engine", "change_buffer", "cache_pct"])
+
+
+def test_a_row_a_control_does_not_apply_to_is_not_offered_as_a_choice():
+    binds = bound_params(explorable(grid_with_an_lsm(), "cache_pct", "reads_per_insert", ["change_buffer"]))
+    assert binds["pick_change_buffer"]["options"] == [False, True]
+
+
+def test_a_control_with_nothing_but_rows_it_does_not_apply_to_is_refused():
+    g = grid_with_an_lsm()
+    with pytest.raises(ValueError, match="no value but 'n/a'"):
+        explorable(g[g.engine == "lsm"], "cache_pct", "reads_per_insert", ["change_buffer"])
+
+
+def test_the_log_axis_and_the_point_mark_reach_the_spec():
+    spec = explorable(grid(), "cache_pct", "reads_per_insert", ["change_buffer"], color="engine", mark="point",
+                      x_scale="log", published=PUBLISHED).to_dict()
+    chosen, published = (next(layer for layer in spec["layer"] if layer.get("name") == name)
+                         for name in ("chosen", "published"))
+    assert chosen["mark"]["type"] == "point"
+    assert chosen["encoding"]["x"]["scale"] == {"type": "log"}
+    assert published["encoding"]["x"]["scale"] == {"type": "log"}, "the post's points on the same axis"
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (Debian package chromium), which .ci/run installs")
+def test_rows_a_control_does_not_apply_to_stay_drawn_whatever_it_says():
+    chart = explorable(grid_with_an_lsm(), "cache_pct", "reads_per_insert", ["change_buffer"], color="engine")
+    record = drawn_after(chart, {"change buffer": "True"})
+    assert "error" not in record, record
+    for drawn in (record["before"], record["after"]):
+        assert {d["engine"] for d in drawn} == {"btree", "lsm"}
+    assert {d["change_buffer"] for d in record["before"]} == {False, ANY}
+    assert {d["change_buffer"] for d in record["after"]} == {True, ANY}
+
+
+# -- in plain Jupyter: a chapter's explorable figure, executed at tiny ----------------------------------------------
+def explore_section(path):
+    """The chapter at ``path`` cut to its first code cell (imports, scale) and its "## Explore" section."""
+    import jupytext
+    import nbformat
+
+    nb = jupytext.read(path)
+    cells, inside = [], False
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and "## " in cell.source:
+            heads = [line for line in cell.source.splitlines() if line.startswith("## ")]
+            if heads:
+                inside = heads[-1].startswith("## Explore")
+        if cell.cell_type == "code" and (inside or not cells):
+            cells.append(cell)
+    assert len(cells) > 1, f"{path.name} has no Explore section with code"
+    return nbformat.v4.new_notebook(cells=cells, metadata=nb.metadata)
+
+
+@pytest.mark.parametrize("stem, controls", [
+    ("03_insert_benchmark", {"pick_metric": "select", "pick_change_buffer": "select"}),
+    ("07_disk_full", {"pick_metric": "select", "pick_free_space_pct": "range"}),
+    ("10_stalls", {"pick_compaction": "select", "pick_slowdown_trigger": "range"}),
+])
+def test_a_chapters_explorable_figure_is_interactive_in_plain_jupyter(stem, controls, monkeypatch):
+    from nbclient import NotebookClient
+
+    from book_pages import BOOK
+    from minidb.book import charts
+
+    path = BOOK / "chapters" / f"{stem}.md"
+    monkeypatch.setenv("MINIDB_SCALE", "tiny")
+    monkeypatch.delenv(charts.OFFLINE_ENV, raising=False)  # as a notebook opened in JupyterLab runs
+    nb = explore_section(path)
+    NotebookClient(nb, timeout=600, kernel_name=nb.metadata["kernelspec"]["name"],
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    bundles = [o["data"] for cell in nb.cells for o in cell.get("outputs", [])
+               if charts.JUPYTER_VEGALITE_MIME in o.get("data", {})]
+    (bundle,) = [b for b in bundles if bound_params(b[charts.JUPYTER_VEGALITE_MIME])]
+    spec = bundle[charts.JUPYTER_VEGALITE_MIME]
+    assert spec["$schema"] == charts.JUPYTER_VEGALITE_SCHEMA
+    assert {name: bind["input"] for name, bind in bound_params(spec).items()} == controls
+    rows = embedded_rows(spec)
+    assert rows and chart_note(spec) == ""  # the whole grid, not thinned
+    assert bundle["image/svg+xml"].lstrip().startswith("<svg"), "the fallback for front ends without Vega"
+    if stem == "03_insert_benchmark":
+        from minidb.experiments.f1_insert_benchmark import CACHE_GRIDS
+
+        assert {(r["engine"], r["change_buffer"]) for r in rows} == {("btree", True), ("btree", False),
+                                                                     ("lsm", ANY)}
+        per_line = {len({r["cache_of_db_pct"] for r in rows if r["engine"] == e and r["change_buffer"] == cb})
+                    for e, cb in (("btree", True), ("btree", False), ("lsm", ANY))}
+        assert per_line == {len(CACHE_GRIDS["tiny"].cache_pcts)}, "a point per cache of the grid, on every line"
+    elif stem == "10_stalls":
+        from minidb.experiments.f6_stalls import COMPACTIONS, TRIGGERS
+
+        assert {(r["compaction"], r["slowdown_trigger"]) for r in rows} == {(c, t) for c in COMPACTIONS
+                                                                            for t in TRIGGERS}
+    else:
+        from minidb.experiments.f7_disk_full import BEHAVIOURS, FREE_SPACE_PCTS
+
+        assert {r["free_space_pct"] for r in rows} == set(FREE_SPACE_PCTS)
+        assert {r["behaviour"] for r in rows} == set(BEHAVIOURS)
+        slider = bound_params(spec)["pick_free_space_pct"]
+        assert (slider["min"], slider["max"]) == (min(FREE_SPACE_PCTS), max(FREE_SPACE_PCTS))
