@@ -5,7 +5,9 @@ So the book runs the sweep at build time (through the cached sweep runner), embe
 lets Vega-Lite filter it in the browser: each control (a slider for an evenly spaced number, a dropdown otherwise)
 is a Vega-Lite parameter, and the drawn marks are the grid rows whose columns equal the parameters' values. The
 published points stay on the chart as fixed marks, so the reader sees where the post stands in the space they
-explore, and every grid row stays drawn faintly behind the chosen one, so the reader sees the whole space too.
+explore, and every grid row stays drawn faintly behind the chosen one, so the reader sees the whole space too
+(every row of the metric shown, when a ``metric`` control says what the y axis holds: another metric is another
+unit). ``mark="point"`` draws categories on x as points, ``x_scale="log"`` suits a parameter swept by doubling.
 
     chart = explorable(grid, x="cache_pct", y="reads_per_insert", controls=["change_buffer"], color="engine",
                        published=pub)
@@ -15,9 +17,10 @@ A row whose control column holds ``ANY`` (``"n/a"``: an LSM has no change buffer
 control does not apply to: it stays drawn whatever the control says, and the control does not offer ``ANY``.
 
 Everything is data in the chart's spec: it works in the built site with the network off (the book's bundled Vega)
-and in plain Jupyter. ``explorable`` refuses a grid whose embedded rows would pass ``MAX_EMBED_BYTES`` unless it may
-thin it (``thin=True``, the default): then it keeps every ``k``-th value of the x column and says so in the chart's
-subtitle (and in ``chart_note(chart)``).
+and in plain Jupyter (JupyterLab and Notebook 7 draw it with their own Vega: see ``charts.enable``). ``explorable``
+refuses a grid whose embedded rows would pass ``MAX_EMBED_BYTES`` unless it may thin it (``thin=True``, the
+default): then it keeps every ``k``-th value of the x column and says so in the chart's subtitle (and in
+``chart_note(chart)``).
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+import vl_convert
 
 from browser import CHROMIUM, drawn_after
 from minidb.book.explorable import (ANY, MAX_EMBED_BYTES, bound_params, chart_note, embedded_rows, explorable,
@@ -132,6 +133,16 @@ def test_a_thinned_chart_says_so_under_its_title():
     assert "values of cache (%)" in str(spec["title"]["subtitle"])
 
 
+def test_the_grey_rows_are_the_chosen_metrics_and_no_others():
+    g = long_form(grid().assign(writes_per_insert=2.0), ["engine", "change_buffer", "cache_pct"],
+                  {"reads_per_insert": "reads per insert", "writes_per_insert": "writes per insert"})
+    spec = explorable(g, "cache_pct", "value", ["metric", "change_buffer"]).to_dict()
+    ghost = spec["layer"][0]
+    assert "pick_metric" in str(ghost["transform"]) and "pick_change_buffer" not in str(ghost["transform"])
+    plain = explorable(grid(), "cache_pct", "reads_per_insert", ["change_buffer"]).to_dict()
+    assert "transform" not in plain["layer"][0], "without a metric control every row is grey behind"
+
+
 def grid_with_an_lsm() -> pd.DataFrame:
     """``grid()`` as a run gives it: the LSM has no change buffer, so its rows say ``ANY`` (once per cache size)."""
     g = grid()
@@ -217,6 +228,9 @@ def test_a_chapters_explorable_figure_is_interactive_in_plain_jupyter(stem, cont
     rows = embedded_rows(spec)
     assert rows and chart_note(spec) == ""  # the whole grid, not thinned
     assert bundle["image/svg+xml"].lstrip().startswith("<svg"), "the fallback for front ends without Vega"
+    # JupyterLab 4 bundles Vega-Lite 5.6; vl-convert's oldest is 5.8: what it compiles uses nothing of 6
+    vega = vl_convert.vegalite_to_vega(spec, vl_version="5.8")
+    assert {s["name"] for s in vega["signals"] if "bind" in s} == set(controls)
     if stem == "03_insert_benchmark":
         from minidb.experiments.f1_insert_benchmark import CACHE_GRIDS
 
@@ -237,3 +251,19 @@ def test_a_chapters_explorable_figure_is_interactive_in_plain_jupyter(stem, cont
         assert {r["behaviour"] for r in rows} == set(BEHAVIOURS)
         slider = bound_params(spec)["pick_free_space_pct"]
         assert (slider["min"], slider["max"]) == (min(FREE_SPACE_PCTS), max(FREE_SPACE_PCTS))
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (Debian package chromium), which .ci/run installs")
+def test_moving_chapter_7s_free_space_slider_in_a_browser_changes_what_is_lost():
+    from minidb.experiments import f7_disk_full as f7
+
+    runs = f7.free_space_grid("tiny", cache_dir=False, progress=False, executor=False)
+    grid = long_form(runs, ["behaviour", "free_space_pct"], {"acked_changes_lost": "acknowledged changes lost"})
+    chart = explorable(grid, x="behaviour", y="value", controls=["metric", "free_space_pct"], mark="point")
+    enough = max(f7.FREE_SPACE_PCTS)  # more than the session's writes need: nothing fails
+    record = drawn_after(chart, {"free space (%)": enough})
+    assert "error" not in record, record
+    lost = {when: {d["behaviour"]: d["value"] for d in record[when]} for when in ("before", "after")}
+    assert lost["before"]["2018 bug"] == f7.published_changes_lost(), "no space free: the post's loss"
+    assert lost["after"] == dict.fromkeys(f7.BEHAVIOURS, 0)
+    assert {d["free_space_pct"] for d in record["after"]} == {enough}
