@@ -275,7 +275,9 @@ def offline_html(spec: dict, div_id: str | None = None) -> str:
         f'      el.textContent = "This chart needs {BUNDLE_FILE}, the Vega library bundled with the book.";\n'
         "      return;\n"
         "    }\n"
-        f"    window.vegaEmbed(el, spec, {options}).catch(function (err) {{\n"
+        # the drawn view stays on its element (el.vegaView): a reader's console, or a test, can ask what it draws
+        f"    window.vegaEmbed(el, spec, {options}).then(function (result) {{ el.vegaView = result.view; }})"
+        ".catch(function (err) {\n"
         '      el.textContent = "Chart error: " + err.message;\n'
         "      console.error(err);\n"
         "    });\n"

@@ -79,7 +79,7 @@ def explorable(grid: pd.DataFrame, x: str, y: str, controls: list[str], *, color
     nominal = _type(rows[x]) == "N"
     x_enc = alt.X(f"{x}:{_type(rows[x])}", title=_title(x),
                   scale=alt.Scale(type=x_scale) if x_scale != "linear" else alt.Undefined,
-                  sort=list(dict.fromkeys(rows[x])) if nominal else alt.Undefined,  # categories in the grid's order
+                  sort=[_plain(v) for v in dict.fromkeys(rows[x])] if nominal else alt.Undefined,  # the grid's order
                   axis=alt.Axis(labelAngle=0) if nominal else alt.Undefined)
     y_enc = alt.Y(f"{y}:Q", title=_title(y))
     detail = [alt.Detail(f"{c}:N") for c in controls + ([color] if color else [])]

@@ -267,3 +267,23 @@ def test_moving_chapter_7s_free_space_slider_in_a_browser_changes_what_is_lost()
     assert lost["before"]["2018 bug"] == f7.published_changes_lost(), "no space free: the post's loss"
     assert lost["after"] == dict.fromkeys(f7.BEHAVIOURS, 0)
     assert {d["free_space_pct"] for d in record["after"]} == {enough}
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (Debian package chromium), which .ci/run installs")
+def test_a_chart_as_the_built_site_draws_it_answers_its_controls(tmp_path):
+    # the site's way: the offline renderer's <div> and script, Vega from the book's static file beside the page
+    from browser import drawn_in_page
+    from minidb.book import charts
+
+    (tmp_path / "_static").mkdir()
+    (tmp_path / "_static" / charts.BUNDLE_FILE).write_text(charts.vega_bundle(), encoding="utf-8")
+    chart = explorable(grid_with_an_lsm(), "cache_pct", "reads_per_insert", ["change_buffer"], color="engine")
+    page = tmp_path / "chapter.html"
+    page.write_text(f"<!doctype html><html><head><meta charset='utf-8'><script src='_static/{charts.BUNDLE_FILE}'>"
+                    f"</script></head><body><p>text</p>{charts.offline_html(chart.to_dict())}</body></html>",
+                    encoding="utf-8")
+    record = drawn_in_page(page, {"change buffer": "True"})
+    assert "error" not in record, record
+    assert {d["change_buffer"] for d in record["before"]} == {False, ANY}
+    assert {d["change_buffer"] for d in record["after"]} == {True, ANY}
+    assert not list(tmp_path.glob("_probe_*")), "the probe page is removed"
