@@ -118,11 +118,16 @@ def run(scale: str | None = None, *, rows: int | None = None, seed: int = 0, cha
                 points.append(dict(engine=engine, config=config, rows=rows, seed=seed, change_buffer=cb))
     frame = sweep(_point, points, name="f1-insert-benchmark", executor=executor, cache_dir=cache_dir,
                   progress=progress)
-    frame = frame.drop(columns=["seed"])
+    frame = _no_change_buffer_where_unsupported(frame.drop(columns=["seed"]))
+    return frame[[*COLUMNS, *[c for c in frame.columns if c not in COLUMNS]]]
+
+
+def _no_change_buffer_where_unsupported(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with ``change_buffer`` None in the rows of engines that have none (an LSM)."""
     frame["change_buffer"] = frame.change_buffer.astype(object)
     without = ~frame.engine.map(lambda e: engines.get(e).supports("change_buffer")).astype(bool)
-    frame.loc[without, "change_buffer"] = None  # an LSM has no change buffer
-    return frame[[*COLUMNS, *[c for c in frame.columns if c not in COLUMNS]]]
+    frame.loc[without, "change_buffer"] = None
+    return frame
 
 
 def _point(engine: str, config: str, rows: int, seed: int, change_buffer: bool) -> dict:
@@ -174,9 +179,9 @@ class CacheGrid:
     cache_pcts: tuple[float, ...]  # cache / estimated_db_bytes(rows), in %
 
 
-# Caches double from below the seed's IO-bound shares (MyRocks 4.4%, InnoDB 9.7%) to its in-memory one (336%), on
-# rows enough that the smallest still gives the B+tree its minimum pool (16 pages of 16 KiB: 5% of 40,000 rows'
-# 6.3 MB is 314 KB); ``tiny`` starts at 20%, the smallest share its 10,000 rows allow, to cost seconds.
+# Caches double from below the seed's IO-bound shares (minidb.scale.INSERT_BENCHMARK.cache_fraction) to past its
+# in-memory one (IN_MEMORY_CACHE_FRACTION), on rows enough that the smallest still gives the B+tree its minimum pool
+# of 16 pages (tests/experiments/test_f1.py checks it); ``tiny``'s few rows, to cost seconds, allow no smaller start.
 CACHE_GRIDS = {"tiny": CacheGrid(10_000, (20, 40, 80, 160, 320)),
                "small": CacheGrid(40_000, (5, 10, 20, 40, 80, 160, 320)),
                "large": CacheGrid(200_000, (2.5, 5, 10, 20, 40, 80, 160, 320))}
@@ -199,11 +204,9 @@ def cache_grid(scale: str | None = None, *, seed: int = 0, executor=None, cache_
     points = [dict(engine=engine, cache_pct=pct, rows=grid.rows, seed=seed, change_buffer=cb)
               for engine in ENGINES for pct in grid.cache_pcts
               for cb in ((True, False) if engines.get(engine).supports("change_buffer") else (True,))]
-    frame = sweep(cache_grid_point, points, name="f1-cache-grid", executor=executor, cache_dir=cache_dir,
-                  progress=progress).drop(columns=["seed"])
-    frame["change_buffer"] = frame.change_buffer.astype(object)
-    frame.loc[~frame.engine.map(lambda e: engines.get(e).supports("change_buffer")).astype(bool),
-              "change_buffer"] = None
+    frame = _no_change_buffer_where_unsupported(sweep(
+        cache_grid_point, points, name="f1-cache-grid", executor=executor, cache_dir=cache_dir,
+        progress=progress).drop(columns=["seed"]))
     frame["cache_of_db_pct"] = 100 * frame.cache_bytes / frame.db_bytes
     return frame
 

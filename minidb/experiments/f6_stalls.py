@@ -146,8 +146,8 @@ def classify(fine_ops: np.ndarray, fine_stalled: np.ndarray, group: int, fine_wi
 
 # -- the explorable grid: the L0 slowdown trigger and the compaction style ----------------------------------------
 # Slowdown triggers from the compaction trigger (4: RocksDB refuses a slowdown trigger below it) to the seed's 20,
-# the stop trigger at 30 as in CONFIGS; at small, rows enough that the lower triggers are reached, and a quarter of
-# ROWS so that the ten runs stay cheap.
+# the stop trigger at 30 as in CONFIGS; at small, rows enough that the lower triggers are reached (a quarter of
+# ROWS, so that the ten runs stay cheap).
 TRIGGERS = (4, 8, 12, 16, 20)
 COMPACTIONS = ("leveled", "universal")
 TRIGGER_ROWS = {"tiny": 20_000, "small": 100_000, "large": 400_000}
