@@ -11,6 +11,7 @@ site draws it (the offline renderer leaves each drawn view on its element as ``v
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import tempfile
@@ -115,8 +116,8 @@ def _run(page: Path, timeout: float) -> dict:
          "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>",  # any fetch fails: the network is off
          "--virtual-time-budget=30000", "--dump-dom", page.as_uri()],
         capture_output=True, text=True, timeout=timeout)
-    start = result.stdout.find('<pre id="minidb-probe">')
-    if start < 0:
+    # the site's theme adds attributes to every <pre> (tabindex): match the element by its id alone
+    found = re.search(r'<pre id="minidb-probe"[^>]*>(.*?)</pre>', result.stdout, flags=re.S)
+    if found is None:
         raise RuntimeError(f"Chromium printed no page: {result.stderr[-2000:]}")
-    text = result.stdout[start + len('<pre id="minidb-probe">'):result.stdout.index("</pre>", start)]
-    return json.loads(html.unescape(text) or "{}")
+    return json.loads(html.unescape(found.group(1)) or "{}")
