@@ -1,8 +1,9 @@
 """Altair helpers for the book: one look, one colour per engine family, published beside reproduced, offline.
 
 * ``enable()`` turns on the book's theme and, while the book is built, the offline ``minidb`` renderer; in a
-  notebook opened in Jupyter, Altair's ``svg`` renderer (drawn by vl-convert, offline too). Call it once at the top
-  of a chapter or exercise.
+  notebook opened in Jupyter, the ``minidb-notebook`` renderer (the front end's own Vega draws the chart, sliders and
+  all, with a static SVG for front ends that have none: offline too). Call it once at the top of a chapter or
+  exercise.
 * ``engine_kind(name)`` says whether an engine name (``InnoDB-5.7``, ``MyRocks``, ``btree``, ...) is a B+tree or
   an LSM; ``engine_scale(names)`` gives B+trees shades of blue and LSMs shades of orange, in every chart.
 * ``side_by_side(published, reproduced, x=..., y=...)`` puts a published table (from ``minidb.data``) and the
@@ -15,6 +16,12 @@ which the book's static file ``minidb-vega.js`` defines. ``vega_bundle()`` makes
 self-contained Vega bundle, wrapped in a function so its top-level names do not clash with the site's other
 scripts. The bundle also presets Altair's ``VEGA_DEBUG`` table with the versions Altair would fetch, so a chart
 shown with Altair's stock ``html`` renderer finds them already loaded and does not reach for the CDN either.
+
+**In plain Jupyter.** JupyterLab 4 and Notebook 7 draw Vega-Lite 5 themselves, from their own bundled copy, with
+no network: the ``minidb-notebook`` renderer hands them the chart as ``application/vnd.vegalite.v5+json`` (Altair
+writes Vega-Lite 6, whose specs the book's charts keep within what Vega-Lite 5 reads, so only the schema line
+changes), so an explorable chart's sliders work there too. Beside it goes the SVG vl-convert draws, which front
+ends without a Vega renderer (GitHub's viewer, nbconvert, the classic Notebook) show instead.
 """
 
 from __future__ import annotations
@@ -30,7 +37,11 @@ from .. import data, engines
 THEME = "minidb"  # name of the book's Altair theme
 RENDERER = "minidb"  # name of the book's offline Altair renderer
 BUNDLE_FILE = "minidb-vega.js"  # the book's static file defining window.vegaEmbed
-NOTEBOOK_RENDERER = "svg"  # Altair's vl-convert renderer: a static SVG, drawn without the network
+NOTEBOOK_RENDERER = "minidb-notebook"  # plain Jupyter: the front end's Vega, with an SVG as the fallback
+# JupyterLab 4 and Notebook 7 render this MIME type with the Vega-Lite 5 they bundle (Altair's own v6 type they
+# do not know); the schema line tells Vega-Lite which version wrote the spec
+JUPYTER_VEGALITE_MIME = "application/vnd.vegalite.v5+json"
+JUPYTER_VEGALITE_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
 OFFLINE_ENV = "MINIDB_OFFLINE_CHARTS"  # set to 1 while the book is built: charts use the bundled Vega
 
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"  # fonts on the machine
@@ -93,14 +104,14 @@ def enable(offline: bool | None = None) -> None:
     """Enable the book's theme, and the offline ``minidb`` renderer when ``offline`` (else Altair's default).
 
     ``offline=None`` reads the environment: the book's Sphinx extension sets ``OFFLINE_ENV=1`` for the notebooks it
-    executes, so the built pages draw with the bundled Vega. A notebook opened in Jupyter gets SVG drawn by
-    vl-convert instead: Altair's stock renderer needs the front end's Vega extension or, in plain Jupyter and other
-    tools, a CDN; an SVG image shows in every front end with no network.
+    executes, so the built pages draw with the bundled Vega. A notebook opened in Jupyter gets ``notebook_render``'s
+    bundle instead: the spec for the front end's own Vega (interactive) and an SVG for front ends without one.
     """
     alt.theme.register(THEME, enable=True)(theme)
     if offline is None:
         offline = os.environ.get(OFFLINE_ENV) == "1"
     alt.renderers.register(RENDERER, render)
+    alt.renderers.register(NOTEBOOK_RENDERER, notebook_render)
     alt.renderers.enable(RENDERER if offline else NOTEBOOK_RENDERER)
 
 
@@ -235,6 +246,19 @@ def render(spec: dict, **metadata) -> dict:
     return {"text/html": offline_html(spec), "text/plain": "<minidb chart>"}
 
 
+def notebook_render(spec: dict, **metadata) -> dict:
+    """Altair renderer for plain Jupyter: ``spec`` for the front end's Vega-Lite 5 and, as the fallback, its SVG."""
+    from altair.vegalite.v6.display import svg_renderer
+
+    return {JUPYTER_VEGALITE_MIME: jupyter_spec(spec), **svg_renderer(spec, **metadata),
+            "text/plain": "<minidb chart>"}
+
+
+def jupyter_spec(spec: dict) -> dict:
+    """``spec`` as JupyterLab's Vega-Lite 5 reads it: the same chart, its schema line naming Vega-Lite 5."""
+    return {**spec, "$schema": JUPYTER_VEGALITE_SCHEMA}
+
+
 def offline_html(spec: dict, div_id: str | None = None) -> str:
     """A ``<div>`` and a script drawing ``spec`` with ``window.vegaEmbed``; it loads nothing from anywhere."""
     div_id = div_id or f"minidb-chart-{uuid.uuid4().hex[:12]}"
@@ -252,7 +276,9 @@ def offline_html(spec: dict, div_id: str | None = None) -> str:
         f'      el.textContent = "This chart needs {BUNDLE_FILE}, the Vega library bundled with the book.";\n'
         "      return;\n"
         "    }\n"
-        f"    window.vegaEmbed(el, spec, {options}).catch(function (err) {{\n"
+        # the drawn view stays on its element (el.vegaView): a reader's console, or a test, can ask what it draws
+        f"    window.vegaEmbed(el, spec, {options}).then(function (result) {{ el.vegaView = result.view; }})"
+        ".catch(function (err) {\n"
         '      el.textContent = "Chart error: " + err.message;\n'
         "      console.error(err);\n"
         "    });\n"

@@ -5,17 +5,22 @@ So the book runs the sweep at build time (through the cached sweep runner), embe
 lets Vega-Lite filter it in the browser: each control (a slider for an evenly spaced number, a dropdown otherwise)
 is a Vega-Lite parameter, and the drawn marks are the grid rows whose columns equal the parameters' values. The
 published points stay on the chart as fixed marks, so the reader sees where the post stands in the space they
-explore, and every grid row stays drawn faintly behind the chosen one, so the reader sees the whole space too.
+explore, and every grid row stays drawn faintly behind the chosen one, so the reader sees the whole space too
+(every row of the metric shown, when a ``metric`` control says what the y axis holds: another metric is another
+unit). ``mark="point"`` draws categories on x as points, ``x_scale="log"`` suits a parameter swept by doubling.
 
     chart = explorable(grid, x="cache_pct", y="reads_per_insert", controls=["change_buffer"], color="engine",
                        published=pub)
 
 ``long_form`` turns a run's frame into (metric, value) rows, so that one control chooses what the chart shows.
+A row whose control column holds ``ANY`` (``"n/a"``: an LSM has no change buffer, no doublewrite) is a run the
+control does not apply to: it stays drawn whatever the control says, and the control does not offer ``ANY``.
 
 Everything is data in the chart's spec: it works in the built site with the network off (the book's bundled Vega)
-and in plain Jupyter. ``explorable`` refuses a grid whose embedded rows would pass ``MAX_EMBED_BYTES`` unless it may
-thin it (``thin=True``, the default): then it keeps every ``k``-th value of the x column and says so in the chart's
-subtitle (and in ``chart_note(chart)``).
+and in plain Jupyter (JupyterLab and Notebook 7 draw it with their own Vega: see ``charts.enable``). ``explorable``
+refuses a grid whose embedded rows would pass ``MAX_EMBED_BYTES`` unless it may thin it (``thin=True``, the
+default): then it keeps every ``k``-th value of the x column and says so in the chart's subtitle (and in
+``chart_note(chart)``).
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from . import charts
+
 MAX_EMBED_BYTES = 1_000_000  # most bytes of grid rows one chart embeds in a page (the issue's "about 1 MB")
 SLIDER_MIN_VALUES = 4  # a numeric control with at least this many evenly spaced values gets a slider
 GHOST_COLOR = "#d0d0d0"  # every grid row, drawn behind the chosen ones
@@ -33,16 +40,21 @@ PUBLISHED_COLOR = "#000000"  # the published points: black, whatever the engine
 CHOSEN = "chosen"  # name of the layer drawing the rows the controls pick (its Vega marks: "chosen_marks")
 PUBLISHED = "published"  # name of the layer of published points
 SIGNIFICANT_DIGITS = 4  # floats in the embedded rows: enough for a chart, and a third of the bytes of repr()
+ANY = "n/a"  # a control column's value in rows the control does not apply to: chosen whatever it says
+METRIC = "metric"  # long_form's column naming what ``value`` holds: rows of other metrics never share the y axis
+MARKS = ("line", "point")  # how the chosen rows are drawn: joined along x, or as points (x a set of categories)
+SCALES = ("linear", "log")  # the x axis: a log axis for a parameter swept by doubling
 
 
 def explorable(grid: pd.DataFrame, x: str, y: str, controls: list[str], *, color: str | None = None,
                published: pd.DataFrame | None = None, start: dict | None = None, title: str | None = None,
                width: int = 420, height: int = 260, max_bytes: int = MAX_EMBED_BYTES,
-               thin: bool = True) -> alt.LayerChart:
+               thin: bool = True, mark: str = "line", x_scale: str = "linear") -> alt.LayerChart:
     """A chart of ``y`` against ``x`` over the rows of ``grid`` chosen by one control per column of ``controls``.
 
     ``start`` gives a control's first value (default: its smallest). ``published`` holds the post's points in the
-    same ``x`` and ``y`` columns (and ``color``, if given): drawn always, whatever the controls say.
+    same ``x`` and ``y`` columns (and ``color``, if given): drawn always, whatever the controls say. ``mark`` is one
+    of ``MARKS``, ``x_scale`` one of ``SCALES``.
     """
     needed = [x, y, *controls] + ([color] if color else [])
     _require(grid, needed, "the grid")
@@ -50,33 +62,48 @@ def explorable(grid: pd.DataFrame, x: str, y: str, controls: list[str], *, color
         raise ValueError("explorable: give at least one control column (else a plain chart does the job)")
     if x in controls or y in controls:
         raise ValueError(f"explorable: the axes {x!r} and {y!r} cannot also be controls")
+    if mark not in MARKS:
+        raise ValueError(f"explorable: unknown mark {mark!r}; use one of {', '.join(MARKS)}")
+    if x_scale not in SCALES:
+        raise ValueError(f"explorable: unknown x_scale {x_scale!r}; use one of {', '.join(SCALES)}")
     rows, note = _embeddable(grid[needed], x, max_bytes, thin)
     params, conditions = [], []
     for column in controls:
         param = _control(rows[column], column, (start or {}).get(column))
         params.append(param)
-        conditions.append(alt.datum[column] == param)
+        conditions.append((alt.datum[column] == param) | (alt.datum[column] == ANY))
     chosen = conditions[0]
     for cond in conditions[1:]:
         chosen = chosen & cond
 
-    x_enc = alt.X(f"{x}:{_type(rows[x])}", title=_title(x))
+    nominal = _type(rows[x]) == "N"
+    x_enc = alt.X(f"{x}:{_type(rows[x])}", title=_title(x),
+                  scale=alt.Scale(type=x_scale) if x_scale != "linear" else alt.Undefined,
+                  sort=[_plain(v) for v in dict.fromkeys(rows[x])] if nominal else alt.Undefined,  # the grid's order
+                  axis=alt.Axis(labelAngle=0) if nominal else alt.Undefined)
     y_enc = alt.Y(f"{y}:Q", title=_title(y))
     detail = [alt.Detail(f"{c}:N") for c in controls + ([color] if color else [])]
     base = alt.Chart(rows, width=width, height=height)
-    ghost = base.mark_line(color=GHOST_COLOR, point=alt.OverlayMarkDef(color=GHOST_COLOR, size=15)).encode(
-        x=x_enc, y=y_enc, detail=detail)
+    faint = dict(color=GHOST_COLOR, size=15 if mark == "line" else 40)
+    ghost = (base.mark_line(color=GHOST_COLOR, point=alt.OverlayMarkDef(**faint)) if mark == "line"
+             else base.mark_point(filled=True, **faint)).encode(x=x_enc, y=y_enc, detail=detail)
+    for column, cond in zip(controls, conditions):
+        if column == METRIC:  # another metric is another unit: the grey rows are the chosen metric's
+            ghost = ghost.transform_filter(cond)
     enc = {"x": x_enc, "y": y_enc, "tooltip": list(dict.fromkeys(needed))}
     if color:
-        enc["color"] = alt.Color(f"{color}:N", title=_title(color))
-    shown = base.mark_line(point=True, strokeWidth=2.5).encode(**enc).add_params(*params).transform_filter(
-        chosen).properties(name=CHOSEN)
+        names = rows[color].astype(str)
+        # engines in the book's engine colours (B+tree blue, LSM orange), anything else in the theme's
+        scale = charts.engine_scale(names) if any(map(charts.engine_kind, names)) else alt.Undefined
+        enc["color"] = alt.Color(f"{color}:N", title=_title(color), scale=scale)
+    drawn = base.mark_line(point=True, strokeWidth=2.5) if mark == "line" else base.mark_point(filled=True, size=90)
+    shown = drawn.encode(**enc).add_params(*params).transform_filter(chosen).properties(name=CHOSEN)
     layers = [ghost, shown]
     if published is not None and len(published):
         _require(published, [x, y], "the published frame")
         marks = alt.Chart(published).mark_point(shape="diamond", size=110, filled=True,
                                                 color=PUBLISHED_COLOR).properties(name=PUBLISHED).encode(
-            x=alt.X(f"{x}:{_type(rows[x])}"), y=alt.Y(f"{y}:Q"),
+            x=x_enc, y=alt.Y(f"{y}:Q"),
             tooltip=[c for c in (x, y, color, *controls) if c and c in published.columns])
         # a published point follows the controls it has a column for (the metric shown, say), and no others
         shared = [cond for column, cond in zip(controls, conditions) if column in published.columns]
@@ -102,22 +129,23 @@ def long_form(frame: pd.DataFrame, keys: list[str], metrics: dict[str, str]) -> 
     return out.dropna(subset=["value"])
 
 
+# The readers below take an Altair chart or its spec as a dict.
 def chart_note(chart) -> str:
     """What the page should say about the embedded grid: '' when it is whole, else how it was thinned."""
-    meta = chart.to_dict().get("usermeta", {})
+    meta = _spec(chart).get("usermeta", {})
     return meta.get("minidb", {}).get("note", "")
 
 
 def embedded_rows(chart) -> list[dict]:
     """The grid rows embedded in ``chart``'s spec (the data of its first layer), as a reader's browser gets them."""
-    spec = chart.to_dict()
+    spec = _spec(chart)
     name = spec["layer"][0]["data"]["name"] if "data" in spec["layer"][0] else spec["data"]["name"]
     return spec["datasets"][name]
 
 
 def bound_params(chart) -> dict[str, dict]:
     """``{parameter name: its bind spec}`` of every control in ``chart``'s spec."""
-    spec = chart.to_dict()
+    spec = _spec(chart)
     out = {}
     for layer in spec.get("layer", []):
         for p in layer.get("params", []):
@@ -129,10 +157,17 @@ def bound_params(chart) -> dict[str, dict]:
     return out
 
 
+def _spec(chart) -> dict:
+    """The Vega-Lite spec of ``chart``: an Altair chart, or a spec already (as a notebook's output holds it)."""
+    return chart if isinstance(chart, dict) else chart.to_dict()
+
+
 # -- the controls ---------------------------------------------------------------------------------------------------
 def _control(values: pd.Series, column: str, start) -> alt.Parameter:
     """A parameter named after ``column``, bound to a slider (evenly spaced numbers) or a dropdown."""
-    distinct = sorted(values.dropna().unique().tolist(), key=_sort_key)
+    distinct = sorted((v for v in values.dropna().unique().tolist() if v != ANY), key=_sort_key)
+    if not distinct:
+        raise ValueError(f"explorable: the control {column!r} has no value but {ANY!r}")
     if start is None:
         start = distinct[0]
     elif start not in distinct:
@@ -218,6 +253,4 @@ def _sort_key(value):
 
 
 def _title(column: str) -> str:
-    from .charts import axis_title
-
-    return axis_title(column)
+    return charts.axis_title(column)

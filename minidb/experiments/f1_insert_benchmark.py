@@ -31,6 +31,7 @@ the seed ("sync on commit was disabled").
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -48,7 +49,9 @@ SECONDARY_INDEXES = 3  # seed 000: "each table has 3 secondary indexes"
 DEVICE = "nvme"  # seed 000's first post: "fast NVMe flash"
 # seed 000: the in-memory run inserted 500m rows (the IO-bound one 2b) with every database cache at the size in
 # data/published/insert_benchmark_caches.csv; 500m rows of the MyRocks database of 2b rows (insert_benchmark_size.csv).
-IN_MEMORY_DB_GB = float(data.load("insert_benchmark_size").set_index("engine").size_gb["MyRocks"] * 500 / 2000)
+IN_MEMORY_ROWS_SHARE = 500 / 2000  # the in-memory run's rows / the IO-bound run's
+IN_MEMORY_DB_GB = float(
+    data.load("insert_benchmark_size").set_index("engine").size_gb["MyRocks"] * IN_MEMORY_ROWS_SHARE)
 IN_MEMORY_CACHE_FRACTION = float(
     data.load("insert_benchmark_caches").set_index("config").cache_gb["in-memory"] / IN_MEMORY_DB_GB)
 # The B+tree's redo log is the same in both configurations (minidb.scale.INSERT_BENCHMARK_REDO_BYTES), so in memory
@@ -102,15 +105,18 @@ def redo_log_bytes(config: str, rows: int) -> int:
     return scales.redo_log_bytes(REDO_FRACTION[config], estimated_db_bytes(rows))
 
 
-def run_point(engine: str, config: str, rows: int, seed: int = 0, change_buffer: bool = True,
-              redo_factor: float = 1.0) -> dict:
+def run_point(engine: str, config: str | None, rows: int, seed: int = 0, change_buffer: bool = True,
+              redo_factor: float = 1.0, cache: int | None = None) -> dict:
     """One insert benchmark run: the summary of ``rows`` rows on ``engine`` in ``config``, plus foreground page
     reads per insert of each index (``reads_per_op_<index>``, counted by IO tag; an LSM's stay untagged) and the
-    redo log's figures (``redo_figures``); ``redo_factor`` multiplies the B+tree's redo log."""
+    redo log's figures (``redo_figures``); ``redo_factor`` multiplies the B+tree's redo log. ``cache`` (bytes)
+    replaces the configuration's cache (``config`` may then be None, and the redo log is the IO-bound run's share
+    of the data)."""
     spec = engines.get(engine)
-    redo = max(scales.MIN_REDO_BYTES, int(redo_factor * redo_log_bytes(config, rows)))
+    redo = max(scales.MIN_REDO_BYTES, int(redo_factor * redo_log_bytes(config or "io-bound", rows)))
     options = {**spec.preset(SYNC_PRESET), **spec.supported(change_buffer=change_buffer, redo_log_bytes=redo)}
-    result = insert_benchmark(engine, rows=rows, cache_bytes=cache_bytes(engine, config, rows), seed=seed,
+    cache = cache_bytes(engine, config, rows) if cache is None else cache
+    result = insert_benchmark(engine, rows=rows, cache_bytes=cache, seed=seed,
                               device=DEVICE, secondary_indexes=SECONDARY_INDEXES, **options)
     s = result.summary
     row = {c: s[c] for c in COLUMNS if c not in ("engine", "config")}
@@ -162,14 +168,19 @@ def run(scale: str | None = None, *, rows: int | None = None, seed: int = 0, cha
                 points.append(dict(engine=engine, config=config, rows=rows, seed=seed, change_buffer=cb))
     frame = sweep(_point, points, name="f1-insert-benchmark", executor=executor, cache_dir=cache_dir,
                   progress=progress)
-    frame = frame.drop(columns=["seed"])
-    frame["change_buffer"] = frame.change_buffer.astype(object)
-    without = ~frame.engine.map(lambda e: engines.get(e).supports("change_buffer")).astype(bool)
-    frame.loc[without, "change_buffer"] = None  # an LSM has no change buffer
+    frame = _no_change_buffer_where_unsupported(frame.drop(columns=["seed"]))
     frame = frame[[*COLUMNS, *[c for c in frame.columns if c not in COLUMNS]]]
     # as records: pandas compares attrs when it concatenates frames, which it cannot do for a DataFrame
     frame.attrs["growth"] = growth(scale, seed=seed, executor=executor, cache_dir=cache_dir,
                                    progress=progress).to_dict("records")
+    return frame
+
+
+def _no_change_buffer_where_unsupported(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with ``change_buffer`` None in the rows of engines that have none (an LSM)."""
+    frame["change_buffer"] = frame.change_buffer.astype(object)
+    without = ~frame.engine.map(lambda e: engines.get(e).supports("change_buffer")).astype(bool)
+    frame.loc[without, "change_buffer"] = None
     return frame
 
 
@@ -263,6 +274,62 @@ def book_run(scale: str | None = None, **kwargs) -> pd.DataFrame:
     and off."""
     scale = scales.current(scale)
     return run(scale, rows=BOOK_ROWS.get(scale), change_buffer=(True, False), **kwargs)
+
+
+# -- the explorable grid: the cache as a share of the data, the change buffer on and off ------------------------------
+@dataclass(frozen=True)
+class CacheGrid:
+    """The grid of chapter 3's explorable figure at one scale: ``rows`` rows, each cache a share of their bytes."""
+
+    rows: int
+    cache_pcts: tuple[float, ...]  # cache / estimated_db_bytes(rows), in %
+
+
+# Caches double from below the seed's IO-bound shares (minidb.scale.INSERT_BENCHMARK.cache_fraction) to past its
+# in-memory one (IN_MEMORY_CACHE_FRACTION), on rows enough that the smallest still gives the B+tree its minimum pool
+# of 16 pages (tests/experiments/test_f1.py checks it); ``tiny``'s few rows, to cost seconds, allow no smaller start.
+CACHE_GRIDS = {"tiny": CacheGrid(10_000, (20, 40, 80, 160, 320)),
+               "small": CacheGrid(40_000, (5, 10, 20, 40, 80, 160, 320)),
+               "large": CacheGrid(200_000, (2.5, 5, 10, 20, 40, 80, 160, 320))}
+
+
+def cache_grid_point(engine: str, cache_pct: float, rows: int, seed: int, change_buffer: bool) -> dict:
+    """``run_point`` with a cache of ``cache_pct`` % of the rows' bytes (``estimated_db_bytes``), the share the
+    seed's caches are of its databases."""
+    row = run_point(engine, None, rows, seed, change_buffer, cache=int(cache_pct / 100 * estimated_db_bytes(rows)))
+    del row["rows"]
+    return row
+
+
+def cache_grid(scale: str | None = None, *, seed: int = 0, executor=None, cache_dir=None,
+               progress: bool = True) -> pd.DataFrame:
+    """Both engines at every cache of ``CACHE_GRIDS[scale]``, the B+tree with its change buffer on and off: one row
+    per (engine, cache_pct, change_buffer) with ``run``'s columns and ``cache_of_db_pct``, the cache as a % of the
+    database the run built (the seed's measure); an LSM's ``change_buffer`` is None."""
+    grid = CACHE_GRIDS[scales.current(scale)]
+    points = [dict(engine=engine, cache_pct=pct, rows=grid.rows, seed=seed, change_buffer=cb)
+              for engine in ENGINES for pct in grid.cache_pcts
+              for cb in ((True, False) if engines.get(engine).supports("change_buffer") else (True,))]
+    frame = _no_change_buffer_where_unsupported(sweep(
+        cache_grid_point, points, name="f1-cache-grid", executor=executor, cache_dir=cache_dir,
+        progress=progress).drop(columns=["seed"]))
+    frame["cache_of_db_pct"] = 100 * frame.cache_bytes / frame.db_bytes
+    return frame
+
+
+def published_cache_shares() -> pd.DataFrame:
+    """``published()`` with ``cache_of_db_pct``: each run's cache as a % of its engine's database (the final sizes
+    of seed 000; the in-memory run's database ``IN_MEMORY_ROWS_SHARE`` of it)."""
+    frame = published()
+    in_memory_gb = data.load("insert_benchmark_caches").set_index("config").cache_gb["in-memory"]
+    sizes = data.load("insert_benchmark_size").set_index("engine").size_gb
+    size_names = {ours: theirs for theirs, ours in PUBLISHED_SIZE_NAMES.items()}
+    share = [in_memory_gb / (sizes[size_names[engine]] * IN_MEMORY_ROWS_SHARE) if config == "in-memory"
+             else scales.INSERT_BENCHMARK.cache_fraction[PUBLISHED_ENGINES[engine]]
+             for engine, config in zip(frame.engine, frame.config)]
+    out = frame.assign(cache_of_db_pct=[100 * float(s) for s in share])
+    out.attrs = frame.attrs
+    return out
 
 
 def claims(results: pd.DataFrame) -> list[Claim]:

@@ -68,10 +68,15 @@ def run_point(config: str, rows: int, fine_width: float, seed: int = 0) -> dict:
     (``ops`` and ``stalled`` per ``fine_width`` seconds, as arrays)."""
     if config not in CONFIGS:
         raise ValueError(f"unknown configuration {config!r}: use one of {', '.join(CONFIGS)}")
+    return run_options(CONFIGS[config], rows, fine_width, seed)
+
+
+def run_options(options: dict, rows: int, fine_width: float, seed: int = 0) -> dict:
+    """``run_point`` with the LSM ``options`` (compaction, L0 triggers) given, not named in ``CONFIGS``."""
     from ..workloads import insert_benchmark
 
     result = insert_benchmark("lsm", rows=rows, cache_bytes=cache_bytes("lsm", CONFIG, rows), seed=seed,
-                              device=DEVICE, interval=fine_width, **engines.get("lsm").preset(SYNC_PRESET), **CONFIGS[config])
+                              device=DEVICE, interval=fine_width, **engines.get("lsm").preset(SYNC_PRESET), **options)
     s, e = result.summary, result.engine_stats
     return {
         "ops_per_sec": s["ops_per_sec"], "write_amp": s["write_amp"], "seconds": s["seconds"],
@@ -93,8 +98,7 @@ def run(scale: str | None = None, *, rows: int | None = None, seed: int = 0, exe
     fine = FINE_WIDTH[name]
     frame = sweep(run_point, [dict(config=c, rows=rows, fine_width=fine, seed=seed) for c in CONFIGS],
                   name="f6-stalls", executor=executor, cache_dir=cache_dir, progress=progress)
-    # One width for all: the longest run in INTERVALS intervals, a whole number of fine intervals.
-    group = max(1, math.ceil(max(len(ops) for ops in frame.fine_ops) / INTERVALS))
+    group = common_group(frame.fine_ops)
     summaries, series = [], []
     for _, point in frame.iterrows():
         s = classify(point.fine_ops, point.fine_stalled, group, fine)
@@ -116,6 +120,11 @@ def run(scale: str | None = None, *, rows: int | None = None, seed: int = 0, exe
     return out
 
 
+def common_group(fine_ops) -> int:
+    """Fine intervals per interval, one width for all runs: the longest run in ``INTERVALS`` intervals."""
+    return max(1, math.ceil(max(len(ops) for ops in fine_ops) / INTERVALS))
+
+
 def classify(fine_ops: np.ndarray, fine_stalled: np.ndarray, group: int, fine_width: float) -> pd.DataFrame:
     """Sum fine intervals ``group`` at a time and label each interval ``normal``, ``slowed``, ``stopped`` or
     ``partial`` (the last one, when shorter than the others; it is left out of the counts)."""
@@ -133,6 +142,43 @@ def classify(fine_ops: np.ndarray, fine_stalled: np.ndarray, group: int, fine_wi
         rate[-1] = ops[-1] / ((group - pad) * fine_width)
     return pd.DataFrame({"interval": np.arange(n), "start": np.arange(n) * width, "ops_per_sec": rate,
                          "stalled_seconds": stalled, "state": state})
+
+
+# -- the explorable grid: the L0 slowdown trigger and the compaction style ----------------------------------------
+# Slowdown triggers from the compaction trigger (4: RocksDB refuses a slowdown trigger below it) to the seed's 20,
+# the stop trigger at 30 as in CONFIGS; at small, rows enough that the lower triggers are reached (a quarter of
+# ROWS, so that the ten runs stay cheap).
+TRIGGERS = (4, 8, 12, 16, 20)
+COMPACTIONS = ("leveled", "universal")
+TRIGGER_ROWS = {"tiny": 20_000, "small": 100_000, "large": 400_000}
+STOP_TRIGGER = 30
+
+
+def trigger_point(compaction: str, slowdown_trigger: int, rows: int, fine_width: float, seed: int = 0) -> dict:
+    """``run_options`` with ``compaction`` and ``level0_slowdown_writes_trigger``, the stop trigger at 30."""
+    return run_options(dict(compaction=compaction, level0_slowdown_writes_trigger=slowdown_trigger,
+                            level0_stop_writes_trigger=STOP_TRIGGER), rows, fine_width, seed)
+
+
+def trigger_grid(scale: str | None = None, *, seed: int = 0, executor=None, cache_dir=None,
+                 progress: bool = True) -> pd.DataFrame:
+    """Every ``COMPACTIONS`` x ``TRIGGERS`` run at ``scale``: their interval series (``SERIES``' columns after
+    ``compaction`` and ``slowdown_trigger``), cut to one common width as ``run`` cuts its own."""
+    from .. import scale as scales
+
+    name = scales.current(scale)
+    fine = FINE_WIDTH[name]
+    points = [dict(compaction=c, slowdown_trigger=t, rows=TRIGGER_ROWS[name], fine_width=fine, seed=seed)
+              for c in COMPACTIONS for t in TRIGGERS]
+    frame = sweep(trigger_point, points, name="f6-triggers", executor=executor, cache_dir=cache_dir,
+                  progress=progress)
+    group = common_group(frame.fine_ops)
+    series = []
+    for _, point in frame.iterrows():
+        s = classify(point.fine_ops, point.fine_stalled, group, fine)
+        series.append(s.assign(compaction=point.compaction, slowdown_trigger=point.slowdown_trigger))
+    out = pd.concat(series, ignore_index=True)
+    return out[["compaction", "slowdown_trigger", *SERIES[1:]]]
 
 
 def published() -> pd.DataFrame:

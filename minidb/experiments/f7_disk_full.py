@@ -24,6 +24,7 @@ one request at a time (``DeviceModel.latency_time``): a model, the IO counts are
 from __future__ import annotations
 
 import errno
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -171,10 +172,14 @@ def _free_space_for_the_index_builds(behaviour: str, rows: int, seed: int) -> in
     return max(1, index // 2)
 
 
-def session(behaviour: str, rows: int, seed: int = 0) -> pd.DataFrame:
+def session(behaviour: str, rows: int, seed: int = 0, free: int | None = None) -> pd.DataFrame:
     """The post's session on ``behaviour``: one row per step with the statement, what the client was told, rows
-    affected, the count(*) shown, and the acknowledged row changes missing from the tables at that point."""
-    free = _free_space_for_the_index_builds(behaviour, rows, seed)
+    affected, the count(*) shown, and the acknowledged row changes missing from the tables at that point. ``free``
+    is the bytes left free after the load (default: the post's case, ``_free_space_for_the_index_builds``)."""
+    if free is None:
+        free = _free_space_for_the_index_builds(behaviour, rows, seed)
+    elif free < 0:
+        raise ValueError(f"session: free must be >= 0 bytes, got {free}")
     device = SimDevice()
     device.short_writes = True
     engine = open_engine(behaviour, device)
@@ -373,6 +378,51 @@ def _recover(behaviour: str, engine, device, exc: BaseException):
         engine.close()
         return open_engine(behaviour, device)
     return engine
+
+
+# -- the free-space grid: the session again, with more or less space left after the load ---------------------------
+FREE_SPACE_PCTS = tuple(range(0, 121, 10))  # free space after the load, % of what the session's writes need
+
+
+@functools.cache  # the grid asks once per free-space point, the answer is the same
+def space_the_session_needs(behaviour: str, rows: int, seed: int = 0) -> int:
+    """The most bytes the files held beyond the load while the session built its 4 indexes and flushed (the writes
+    that meet the full disk, before the resize), on an unlimited device: its peak, for compactions and flushes
+    write their new files before they delete the old."""
+    device = _RecordingDevice()
+    engine = open_engine(behaviour, device)
+    tables = _load(engine, rows, seed)
+    loaded, device.growth_points = device.used, [device.used]
+    for table in reversed(tables):
+        create_index(table, ("k_1", ("k",)))
+    if BEHAVIOURS[behaviour][0] == "lsm":
+        engine.flush()
+    engine.close()
+    return max(device.growth_points) - loaded
+
+
+def free_space_point(behaviour: str, free_space_pct: float, rows: int, seed: int = 0) -> dict:
+    """The post's session on ``behaviour`` with ``free_space_pct`` % of ``space_the_session_needs`` free after the
+    load: what the client was refused, the indexes built, whether the background flush failed (an error only the
+    server's log shows), and the acknowledged changes lost."""
+    free = int(free_space_pct / 100 * space_the_session_needs(behaviour, rows, seed))
+    frame = session(behaviour, rows, seed, free=free)
+    built = frame.statement.str.startswith("CREATE INDEX") & frame.client_told.str.startswith("Query OK")
+    flush = (frame.statement == "(background) flush") & frame.client_told.str.startswith("error log")
+    return {"free_bytes": free, "statements_refused": int(frame.client_told.str.startswith("ERROR").sum()),
+            "indexes_built": int(built.sum()), "flush_failed": bool(flush.any()),
+            "acked_changes_lost": frame.attrs["acked_changes_lost"],
+            "needed_mode_3": bool((frame.client_told == f"needed {SALVAGE_RECOVERY}").any())}
+
+
+def free_space_grid(scale: str | None = None, *, seed: int = 0, executor=None, cache_dir=None,
+                    progress: bool = True) -> pd.DataFrame:
+    """``free_space_point`` for every behaviour at every ``FREE_SPACE_PCTS``, on the session's rows at ``scale``."""
+    rows = SIZES[scales.current(scale)].session_rows
+    points = [dict(behaviour=b, free_space_pct=pct, rows=rows, seed=seed) for b in BEHAVIOURS
+              for pct in FREE_SPACE_PCTS]
+    return sweep(free_space_point, points, name="f7-free-space", executor=executor, cache_dir=cache_dir,
+                 progress=progress).drop(columns=["seed"])
 
 
 # -- run, published, claims --------------------------------------------------------------------------------------

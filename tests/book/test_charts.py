@@ -153,13 +153,35 @@ def test_enable_follows_the_environment(altair_state, monkeypatch):
 
 
 def test_notebook_charts_render_without_the_network(altair_state):
-    # Plain Jupyter (and VS Code, nbconvert...) shows this SVG as is: no script, nothing fetched.
+    # A front end without a Vega renderer (GitHub, nbconvert, the classic Notebook) shows this SVG as is: no script,
+    # nothing fetched.
     charts.enable(offline=False)
     spec = charts.panel(reproduced_rates(), x="workload", y="inserts_per_sec").to_dict()
     bundle = alt.renderers.get()(spec)
     svg = bundle["image/svg+xml"]
     assert svg.lstrip().startswith("<svg") and "inserts" in svg.lower()
     assert not re.search(r"https?://(cdn|unpkg)|<script", svg)
+
+
+def test_notebook_charts_hand_jupyterlab_the_spec_for_its_own_vega(altair_state):
+    # JupyterLab 4 and Notebook 7 draw this MIME type with the Vega-Lite 5 they bundle: interactive, offline.
+    charts.enable(offline=False)
+    spec = charts.panel(reproduced_rates(), x="workload", y="inserts_per_sec").to_dict()
+    bundle = alt.renderers.get()(spec)
+    assert set(bundle) == {charts.JUPYTER_VEGALITE_MIME, "image/svg+xml", "text/plain"}
+    lab = bundle[charts.JUPYTER_VEGALITE_MIME]
+    assert lab["$schema"] == charts.JUPYTER_VEGALITE_SCHEMA
+    assert {k: v for k, v in lab.items() if k != "$schema"} == {k: v for k, v in spec.items() if k != "$schema"}
+
+
+def test_the_books_charts_compile_with_vega_lite_5():
+    # JupyterLab 4 bundles Vega-Lite 5.6; vl-convert's oldest is 5.8: a spec it compiles uses nothing of 6.
+    import vl_convert as vlc
+
+    chart = charts.side_by_side(published_rates(), reproduced_rates(),
+                                x="workload:N", y="inserts_per_sec:Q", color="engine:N", mark="bar")
+    vega = vlc.vegalite_to_vega(charts.jupyter_spec(chart.to_dict()), vl_version="5.8")
+    assert vega["marks"], "the bars compile to Vega marks"
 
 
 def test_offline_html_draws_with_the_bundle_and_loads_nothing():

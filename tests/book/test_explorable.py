@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+import vl_convert
 
 from browser import CHROMIUM, drawn_after
-from minidb.book.explorable import (MAX_EMBED_BYTES, bound_params, chart_note, embedded_rows, explorable,
+from minidb.book.explorable import (ANY, MAX_EMBED_BYTES, bound_params, chart_note, embedded_rows, explorable,
                                      long_form)
 
 
@@ -88,6 +89,8 @@ def test_default_limit_is_about_a_megabyte():
     (dict(controls=["cache_pct"]), "cannot also be controls"),
     (dict(controls=["nope"]), "no column 'nope'"),
     (dict(controls=["change_buffer"], start={"change_buffer": "maybe"}), "not in the grid"),
+    (dict(controls=["change_buffer"], mark="bar"), "unknown mark 'bar'"),
+    (dict(controls=["change_buffer"], x_scale="sqrt"), "unknown x_scale 'sqrt'"),
 ])
 def test_bad_arguments_are_refused_with_a_clear_error(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -128,3 +131,159 @@ def test_a_thinned_chart_says_so_under_its_title():
     spec = explorable(grid(), "cache_pct", "reads_per_insert", ["change_buffer", "engine"], max_bytes=2000,
                       title="t").to_dict()
     assert "values of cache (%)" in str(spec["title"]["subtitle"])
+
+
+def test_the_grey_rows_are_the_chosen_metrics_and_no_others():
+    g = long_form(grid().assign(writes_per_insert=2.0), ["engine", "change_buffer", "cache_pct"],
+                  {"reads_per_insert": "reads per insert", "writes_per_insert": "writes per insert"})
+    spec = explorable(g, "cache_pct", "value", ["metric", "change_buffer"]).to_dict()
+    ghost = spec["layer"][0]
+    assert "pick_metric" in str(ghost["transform"]) and "pick_change_buffer" not in str(ghost["transform"])
+    plain = explorable(grid(), "cache_pct", "reads_per_insert", ["change_buffer"]).to_dict()
+    assert "transform" not in plain["layer"][0], "without a metric control every row is grey behind"
+
+
+def grid_with_an_lsm() -> pd.DataFrame:
+    """``grid()`` as a run gives it: the LSM has no change buffer, so its rows say ``ANY`` (once per cache size)."""
+    g = grid()
+    g["change_buffer"] = g.change_buffer.astype(object)
+    g.loc[g.engine == "lsm", "change_buffer"] = ANY
+    return g.drop_duplicates(["engine", "change_buffer", "cache_pct"])
+
+
+def test_a_row_a_control_does_not_apply_to_is_not_offered_as_a_choice():
+    binds = bound_params(explorable(grid_with_an_lsm(), "cache_pct", "reads_per_insert", ["change_buffer"]))
+    assert binds["pick_change_buffer"]["options"] == [False, True]
+
+
+def test_a_control_with_nothing_but_rows_it_does_not_apply_to_is_refused():
+    g = grid_with_an_lsm()
+    with pytest.raises(ValueError, match="no value but 'n/a'"):
+        explorable(g[g.engine == "lsm"], "cache_pct", "reads_per_insert", ["change_buffer"])
+
+
+def test_the_log_axis_and_the_point_mark_reach_the_spec():
+    spec = explorable(grid(), "cache_pct", "reads_per_insert", ["change_buffer"], color="engine", mark="point",
+                      x_scale="log", published=PUBLISHED).to_dict()
+    chosen, published = (next(layer for layer in spec["layer"] if layer.get("name") == name)
+                         for name in ("chosen", "published"))
+    assert chosen["mark"]["type"] == "point"
+    assert chosen["encoding"]["x"]["scale"] == {"type": "log"}
+    assert published["encoding"]["x"]["scale"] == {"type": "log"}, "the post's points on the same axis"
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (Debian package chromium), which .ci/run installs")
+def test_rows_a_control_does_not_apply_to_stay_drawn_whatever_it_says():
+    chart = explorable(grid_with_an_lsm(), "cache_pct", "reads_per_insert", ["change_buffer"], color="engine")
+    record = drawn_after(chart, {"change buffer": "True"})
+    assert "error" not in record, record
+    for drawn in (record["before"], record["after"]):
+        assert {d["engine"] for d in drawn} == {"btree", "lsm"}
+    assert {d["change_buffer"] for d in record["before"]} == {False, ANY}
+    assert {d["change_buffer"] for d in record["after"]} == {True, ANY}
+
+
+# -- in plain Jupyter: a chapter's explorable figure, executed at tiny ----------------------------------------------
+def explore_section(path):
+    """The chapter at ``path`` cut to its first code cell (imports, scale) and its "## Explore" section."""
+    import jupytext
+    import nbformat
+
+    nb = jupytext.read(path)
+    cells, inside = [], False
+    for cell in nb.cells:
+        if cell.cell_type == "markdown" and "## " in cell.source:
+            heads = [line for line in cell.source.splitlines() if line.startswith("## ")]
+            if heads:
+                inside = heads[-1].startswith("## Explore")
+        if cell.cell_type == "code" and (inside or not cells):
+            cells.append(cell)
+    assert len(cells) > 1, f"{path.name} has no Explore section with code"
+    return nbformat.v4.new_notebook(cells=cells, metadata=nb.metadata)
+
+
+@pytest.mark.parametrize("stem, controls", [
+    ("03_insert_benchmark", {"pick_metric": "select", "pick_change_buffer": "select"}),
+    ("07_disk_full", {"pick_metric": "select", "pick_free_space_pct": "range"}),
+    ("10_stalls", {"pick_compaction": "select", "pick_slowdown_trigger": "range"}),
+])
+def test_a_chapters_explorable_figure_is_interactive_in_plain_jupyter(stem, controls, monkeypatch):
+    from nbclient import NotebookClient
+
+    from book_pages import BOOK
+    from minidb.book import charts
+
+    path = BOOK / "chapters" / f"{stem}.md"
+    monkeypatch.setenv("MINIDB_SCALE", "tiny")
+    monkeypatch.delenv(charts.OFFLINE_ENV, raising=False)  # as a notebook opened in JupyterLab runs
+    nb = explore_section(path)
+    NotebookClient(nb, timeout=600, kernel_name=nb.metadata["kernelspec"]["name"],
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    bundles = [o["data"] for cell in nb.cells for o in cell.get("outputs", [])
+               if charts.JUPYTER_VEGALITE_MIME in o.get("data", {})]
+    (bundle,) = [b for b in bundles if bound_params(b[charts.JUPYTER_VEGALITE_MIME])]
+    spec = bundle[charts.JUPYTER_VEGALITE_MIME]
+    assert spec["$schema"] == charts.JUPYTER_VEGALITE_SCHEMA
+    assert {name: bind["input"] for name, bind in bound_params(spec).items()} == controls
+    rows = embedded_rows(spec)
+    assert rows and chart_note(spec) == ""  # the whole grid, not thinned
+    assert bundle["image/svg+xml"].lstrip().startswith("<svg"), "the fallback for front ends without Vega"
+    # JupyterLab 4 bundles Vega-Lite 5.6; vl-convert's oldest is 5.8: what it compiles uses nothing of 6
+    vega = vl_convert.vegalite_to_vega(spec, vl_version="5.8")
+    assert {s["name"] for s in vega["signals"] if "bind" in s} == set(controls)
+    if stem == "03_insert_benchmark":
+        from minidb.experiments.f1_insert_benchmark import CACHE_GRIDS
+
+        assert {(r["engine"], r["change_buffer"]) for r in rows} == {("btree", True), ("btree", False),
+                                                                     ("lsm", ANY)}
+        per_line = {len({r["cache_of_db_pct"] for r in rows if r["engine"] == e and r["change_buffer"] == cb})
+                    for e, cb in (("btree", True), ("btree", False), ("lsm", ANY))}
+        assert per_line == {len(CACHE_GRIDS["tiny"].cache_pcts)}, "a point per cache of the grid, on every line"
+    elif stem == "10_stalls":
+        from minidb.experiments.f6_stalls import COMPACTIONS, TRIGGERS
+
+        assert {(r["compaction"], r["slowdown_trigger"]) for r in rows} == {(c, t) for c in COMPACTIONS
+                                                                            for t in TRIGGERS}
+    else:
+        from minidb.experiments.f7_disk_full import BEHAVIOURS, FREE_SPACE_PCTS
+
+        assert {r["free_space_pct"] for r in rows} == set(FREE_SPACE_PCTS)
+        assert {r["behaviour"] for r in rows} == set(BEHAVIOURS)
+        slider = bound_params(spec)["pick_free_space_pct"]
+        assert (slider["min"], slider["max"]) == (min(FREE_SPACE_PCTS), max(FREE_SPACE_PCTS))
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (Debian package chromium), which .ci/run installs")
+def test_moving_chapter_7s_free_space_slider_in_a_browser_changes_what_is_lost():
+    from minidb.experiments import f7_disk_full as f7
+
+    runs = f7.free_space_grid("tiny", cache_dir=False, progress=False, executor=False)
+    grid = long_form(runs, ["behaviour", "free_space_pct"], {"acked_changes_lost": "acknowledged changes lost"})
+    chart = explorable(grid, x="behaviour", y="value", controls=["metric", "free_space_pct"], mark="point")
+    enough = max(f7.FREE_SPACE_PCTS)  # more than the session's writes need: nothing fails
+    record = drawn_after(chart, {"free space (%)": enough})
+    assert "error" not in record, record
+    lost = {when: {d["behaviour"]: d["value"] for d in record[when]} for when in ("before", "after")}
+    assert lost["before"]["2018 bug"] == f7.published_changes_lost(), "no space free: the post's loss"
+    assert lost["after"] == dict.fromkeys(f7.BEHAVIOURS, 0)
+    assert {d["free_space_pct"] for d in record["after"]} == {enough}
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (Debian package chromium), which .ci/run installs")
+def test_a_chart_as_the_built_site_draws_it_answers_its_controls(tmp_path):
+    # the site's way: the offline renderer's <div> and script, Vega from the book's static file beside the page
+    from browser import drawn_in_page
+    from minidb.book import charts
+
+    (tmp_path / "_static").mkdir()
+    (tmp_path / "_static" / charts.BUNDLE_FILE).write_text(charts.vega_bundle(), encoding="utf-8")
+    chart = explorable(grid_with_an_lsm(), "cache_pct", "reads_per_insert", ["change_buffer"], color="engine")
+    page = tmp_path / "chapter.html"
+    page.write_text(f"<!doctype html><html><head><meta charset='utf-8'><script src='_static/{charts.BUNDLE_FILE}'>"
+                    f"</script></head><body><p>text</p>{charts.offline_html(chart.to_dict())}</body></html>",
+                    encoding="utf-8")
+    record = drawn_in_page(page, {"change buffer": "True"})
+    assert "error" not in record, record
+    assert {d["change_buffer"] for d in record["before"]} == {False, ANY}
+    assert {d["change_buffer"] for d in record["after"]} == {True, ANY}
+    assert not list(tmp_path.glob("_probe_*")), "the probe page is removed"

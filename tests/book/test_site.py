@@ -97,6 +97,19 @@ def test_chart_pages_load_the_bundled_vega(site):
         assert re.search(rf'<script src="(\.\./)*_static/{re.escape(charts.BUNDLE_FILE)}', html), page.name
 
 
+def test_an_explorable_figure_answers_its_slider_in_the_built_site(site):
+    # the reader's way: chapter 7's page as built, its Vega from _static, the network off, the slider moved
+    from browser import CHROMIUM, drawn_in_page
+    from minidb.experiments.f7_disk_full import FREE_SPACE_PCTS
+
+    if CHROMIUM is None:
+        pytest.skip("needs Chromium (Debian package chromium), which .ci/run installs")
+    record = drawn_in_page(site / "chapters" / "07_disk_full.html", {"free space (%)": max(FREE_SPACE_PCTS)})
+    assert "error" not in record, record
+    assert {d["free_space_pct"] for d in record["before"]} == {min(FREE_SPACE_PCTS)}
+    assert {d["free_space_pct"] for d in record["after"]} == {max(FREE_SPACE_PCTS)}
+
+
 def test_every_chapter_can_be_downloaded_as_an_executed_notebook(site):
     import nbformat
 

@@ -135,3 +135,54 @@ def test_the_growth_claim_needs_a_run_with_the_growth_sweep(runs):
     bare = runs[1].copy()
     bare.attrs = {}
     assert not any("fixed cache" in c.claim for c in f1.claims(bare))
+
+
+# -- the explorable grid: caches as a share of the data, the change buffer on and off -------------------------------
+@pytest.fixture(scope="module")
+def cache_grid():
+    return f1.cache_grid("tiny", cache_dir=False, progress=False, executor=False)
+
+
+def test_the_cache_grid_has_every_engine_cache_and_change_buffer_setting(cache_grid):
+    pcts = f1.CACHE_GRIDS["tiny"].cache_pcts
+    assert len(cache_grid) == 3 * len(pcts)
+    for (engine, cb), line in cache_grid.groupby(["engine", cache_grid.change_buffer.astype(str)]):
+        assert list(line.cache_pct) == list(pcts), (engine, cb)
+    assert set(cache_grid[cache_grid.engine == "lsm"].change_buffer) == {None}, "an LSM has no change buffer"
+    assert (cache_grid.rows == f1.CACHE_GRIDS["tiny"].rows).all()
+    assert cache_grid.cache_of_db_pct.tolist() == pytest.approx(
+        (100 * cache_grid.cache_bytes / cache_grid.db_bytes).tolist())
+
+
+def test_the_btree_reads_more_as_its_cache_shrinks_and_more_still_without_the_change_buffer(cache_grid):
+    btree = cache_grid[cache_grid.engine == "btree"]
+    on = btree[btree.change_buffer == True].set_index("cache_pct").foreground_reads_per_op  # noqa: E712
+    off = btree[btree.change_buffer == False].set_index("cache_pct").foreground_reads_per_op  # noqa: E712
+    assert on.is_monotonic_decreasing and on.iloc[0] > 0 and on.iloc[-1] == 0
+    assert (off >= on).all() and off.iloc[0] > 2 * on.iloc[0]
+
+
+def test_the_lsms_inserts_read_the_same_at_every_cache(cache_grid):
+    lsm = cache_grid[cache_grid.engine == "lsm"]
+    assert lsm.foreground_reads_per_op.nunique() == 1
+
+
+@pytest.mark.parametrize("scale", sorted(f1.CACHE_GRIDS))
+def test_the_smallest_cache_of_each_grid_still_gives_the_btree_its_minimum_pool(scale):
+    from minidb.btree.options import MIN_POOL_FRAMES, BTreeOptions
+
+    grid = f1.CACHE_GRIDS[scale]
+    smallest = int(min(grid.cache_pcts) / 100 * f1.estimated_db_bytes(grid.rows))
+    assert smallest >= MIN_POOL_FRAMES * BTreeOptions().page_size
+
+
+def test_the_published_caches_are_shares_of_each_engines_database():
+    from minidb import data
+
+    pub = f1.published_cache_shares().set_index(["engine", "config"]).cache_of_db_pct
+    caches = data.load("insert_benchmark_caches").set_index(["config", "engine"]).cache_gb
+    sizes = data.load("insert_benchmark_size").set_index("engine").size_gb
+    for ours, cache_name, size_name in (("InnoDB-5.7", "InnoDB", "InnoDB-5.7.10"), ("MyRocks", "RocksDB", "MyRocks")):
+        assert pub[ours, "io-bound"] == pytest.approx(100 * caches["io-bound", cache_name] / sizes[size_name])
+        # in memory: one cache size for all, and a quarter of the rows (500m of 2b), so a quarter of the size
+        assert pub[ours, "in-memory"] == pytest.approx(100 * caches["in-memory", "all"] / (sizes[size_name] / 4))

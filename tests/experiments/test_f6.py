@@ -63,3 +63,27 @@ def test_published_is_the_seed_table_by_client_count():
 def test_an_unknown_configuration_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown configuration 'tiered'"):
         f6.run_point("tiered", 100, 1e-4)
+
+
+# -- the explorable grid: the L0 slowdown trigger and the compaction style --------------------------------------------
+@pytest.fixture(scope="module")
+def trigger_series():
+    return f6.trigger_grid("tiny", cache_dir=False, progress=False, executor=False)
+
+
+def test_the_trigger_grid_has_a_series_per_style_and_trigger(trigger_series):
+    runs = trigger_series.groupby(["compaction", "slowdown_trigger"])
+    assert sorted(runs.groups) == [(c, t) for c in f6.COMPACTIONS for t in f6.TRIGGERS]
+    assert list(trigger_series.columns) == ["compaction", "slowdown_trigger", *f6.SERIES[1:]]
+    widths = {round(float(s.start.diff().dropna().iloc[0]), 12) for _, s in runs}
+    assert len(widths) == 1, "one interval width for every run"
+    assert runs.interval.size().max() <= f6.INTERVALS + 1
+
+
+def test_the_lowest_trigger_slows_writes_and_a_trigger_l0_never_reaches_changes_nothing(trigger_series):
+    rates = trigger_series.groupby(["compaction", "slowdown_trigger"]).ops_per_sec
+    for c in f6.COMPACTIONS:
+        # at the compaction trigger itself every flush can slow writes: the run takes longer
+        assert rates.size()[c, min(f6.TRIGGERS)] > rates.size()[c, max(f6.TRIGGERS)]
+        # tiny's rows never hold 16 files in L0: 16 and 20 run the same
+        assert rates.get_group((c, 16)).tolist() == rates.get_group((c, 20)).tolist()

@@ -82,3 +82,52 @@ def test_published_gives_the_posts_tables():
 def test_an_unknown_behaviour_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown behaviour 'x'"):
         f7.open_engine("x", None)
+
+
+# -- the free-space grid: the session with more or less space free after the load ------------------------------------
+@pytest.fixture(scope="module")
+def free_grid():
+    return f7.free_space_grid("tiny", cache_dir=False, progress=False, executor=False)
+
+
+def test_the_free_space_grid_has_every_behaviour_at_every_setting(free_grid):
+    assert len(free_grid) == len(f7.BEHAVIOURS) * len(f7.FREE_SPACE_PCTS)
+    for _, rows in free_grid.groupby("behaviour"):
+        assert list(rows.free_space_pct) == list(f7.FREE_SPACE_PCTS)
+        assert rows.free_bytes.is_monotonic_increasing and rows.free_bytes.iloc[0] == 0
+
+
+def test_only_the_2018_behaviour_loses_changes_at_any_free_space(free_grid):
+    lost = free_grid.groupby("behaviour").acked_changes_lost.max()
+    assert lost["2018 bug"] == f7.published_changes_lost()
+    assert (lost.drop("2018 bug") == 0).all()
+
+
+def test_the_2018_behaviour_can_lose_changes_without_refusing_a_statement(free_grid):
+    bug = free_grid[free_grid.behaviour == "2018 bug"]
+    silent = bug[(bug.acked_changes_lost > 0) & (bug.statements_refused == 0)]
+    assert len(silent) and silent.flush_failed.all(), "the flush's error went to the log only"
+
+
+def test_with_nothing_free_every_behaviour_is_refused_and_builds_no_index(free_grid):
+    none_free = free_grid[free_grid.free_space_pct == 0]
+    assert (none_free.statements_refused > 0).all() and (none_free.indexes_built == 0).all()
+
+
+@pytest.mark.parametrize("behaviour", list(f7.BEHAVIOURS))
+def test_the_space_the_session_needs_is_exactly_enough(behaviour):
+    rows = f7.SIZES["tiny"].session_rows
+    need = f7.space_the_session_needs(behaviour, rows)
+
+    def failures(free):
+        s = f7.session(behaviour, rows, free=free)
+        before = s.iloc[:s.index[s.statement == "(resize the partition)"][0]]
+        return int(before.client_told.str.startswith(("ERROR", "error log")).sum())
+
+    assert failures(need) == 0
+    assert failures(need - 1) > 0
+
+
+def test_negative_free_space_is_refused():
+    with pytest.raises(ValueError, match="free must be >= 0"):
+        f7.session("InnoDB-like", 10, free=-1)
