@@ -30,6 +30,7 @@ from .. import scale as scales
 from ..table import RowLayout
 from ..workloads import insert_benchmark
 from ..workloads.insert_benchmark import INDEXES, RowGenerator, schema
+from .calibration import calibrated_server
 from .claims import Claim, at_least, equals, within
 from .runner import sweep
 
@@ -45,6 +46,7 @@ IN_MEMORY_CACHE_FRACTION = float(
 )
 # Sync policy of the seed's runs: "sync on commit was disabled for the database redo log & binlog".
 SYNC_PRESET = "no-sync"
+BINLOG = dict(binlog=True, sync_binlog=0)  # seed 000: "The binlog was enabled for all tests", never synced
 
 # The published rows this experiment stands for: seed 000's fast-SSD table ("IO metrics") for the two engines.
 PUBLISHED_ENGINES = {"InnoDB-5.7": "btree", "MyRocks": "lsm"}  # published name -> our engine
@@ -82,7 +84,8 @@ def run_point(engine: str, config: str, rows: int, seed: int = 0, change_buffer:
     spec = engines.get(engine)
     options = {**spec.preset(SYNC_PRESET), **spec.supported(change_buffer=change_buffer)}
     result = insert_benchmark(engine, rows=rows, cache_bytes=cache_bytes(engine, config, rows), seed=seed,
-                              device=DEVICE, secondary_indexes=SECONDARY_INDEXES, **options)
+                              device=DEVICE, secondary_indexes=SECONDARY_INDEXES,
+                              server_model=calibrated_server(**BINLOG), **options)
     s = result.summary
     row = {c: s[c] for c in COLUMNS if c not in ("engine", "config")}
     row.update(write_amp=s["write_amp"], cache_hit_rate=s["cache_hit_rate"], bottleneck=s["bottleneck"],

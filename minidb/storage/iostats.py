@@ -33,6 +33,7 @@ FILE_KINDS = (
     "sst",  # LSM sorted string tables
     "manifest",  # LSM MANIFEST and its CURRENT pointer
     "other",  # anything else an experiment stores
+    "binlog",  # the server's binary log (minidb.sim.server)
 )
 
 CAUSES = (
@@ -43,6 +44,7 @@ CAUSES = (
     "page-cleaner",  # B+tree background writing of dirty pages
     "checkpoint",  # B+tree checkpoint: dirty pages written so the redo log can be recycled
     "recovery",  # replay of the redo log or WAL after a restart
+    "binlog",  # the server writing its binary log at commit (minidb.sim.server)
 )
 
 OPS = ("read", "write", "sync")
