@@ -19,6 +19,9 @@ In the IO-bound B+tree such a commit changes thousands of secondary-index leaves
 runs as a sequence of mini-transactions whose pages are written before the commit, with undo in the redo log in
 case it never commits (see ``minidb.btree.engine``), as InnoDB does. Redo and WAL are not synced at commit, as in
 the seed ("sync on commit was disabled").
+
+**The server.** Each commit is one multi-row INSERT, charged the calibrated server's CPU per statement and per row
+(``minidb.sim.server``, chapter 2b); the binlog is on and never synced, as in the seed (``BINLOG``).
 """
 
 from __future__ import annotations

@@ -18,6 +18,10 @@ them) stands for (``minidb.scale.TPCC_MEMORY_SWEEP``). Both engines get the same
 post, and the LSM's memtable and level sizes scale from the same reference. The LSM compresses with LZ4, as the
 post's MyRocks. The seed's SSD (a SATA Samsung SM863) is not one of our device models; the runs use ``nvme``, the
 model of the other chapters, and the chapter says where that matters.
+
+**The server.** Every transaction pays the calibrated server's CPU per statement and per row (``minidb.sim.server``,
+fitted to this post's CPU use at its largest memory: ``minidb.experiments.calibration``) on 56 cores, with 56
+clients (``CLIENTS``) and the post's binlog (``BINLOG``).
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from minidb.sim import Clock, CostModel, Server, Simulator
 from minidb.sim.server import (BINLOG_FILE, COMMIT_EVENTS_BYTES, ROWS_EVENT_BYTES, ROWS_EVENT_HEADER, Binlog,
@@ -125,3 +126,40 @@ def test_a_workload_with_the_binlog_counts_its_writes_and_leaves_them_out_of_the
     assert on.summary["wkb_per_op"] > off.summary["wkb_per_op"]  # iostat sees the binlog, as the posts' did
     assert on.summary["db_bytes"] == off.summary["db_bytes"]  # the binlog is not the database
     assert on.summary["serial_seconds_per_op"] > 0 and BINLOG_FILE in storage.list()
+
+
+class BinlogMachine(RuleBasedStateMachine):
+    """The binlog against a model: a list of open-group sizes and the bytes of every closed group."""
+
+    def __init__(self):
+        super().__init__()
+        self.device = SimDevice()
+        self.clients, self.sync = 4, 2
+        self.log = Binlog(self.device, ServerModel(binlog=True, sync_binlog=self.sync))
+        self.pending, self.closed = [], []  # model: bytes of the open group's commits; bytes of each closed group
+
+    @rule(row_bytes=st.integers(0, 20_000))
+    def commit(self, row_bytes):
+        self.log.commit(self.clients, row_bytes)
+        self.pending.append(binlog_bytes(1, row_bytes))
+        if len(self.pending) == self.clients:
+            self.closed.append(sum(self.pending))
+            self.pending = []
+
+    @rule()
+    def flush(self):
+        self.log.flush()
+        if self.pending:
+            self.closed.append(sum(self.pending))
+            self.pending = []
+
+    @invariant()
+    def written_groups_match_the_model(self):
+        io = self.device.stats.total(kind="binlog", cause="binlog")
+        assert (io.writes, io.write_bytes, self.log.size) == (len(self.closed), sum(self.closed), sum(self.closed))
+        assert io.syncs == len(self.closed) // self.sync == self.log.syncs
+        assert len(self.pending) < self.clients
+
+
+TestBinlogMachine = BinlogMachine.TestCase
+TestBinlogMachine.settings = settings(max_examples=30, stateful_step_count=40, deadline=None)
