@@ -141,8 +141,9 @@ BTREE_RISE_CAPPED = ("the server's CPU per transaction (calibrated on the post's
 def claims(results: pd.DataFrame) -> list[Claim]:
     """F3's verdict (DESIGN.md): across the sweep the B+tree's reads per transaction fall 10x or more and its
     throughput rises 4x or more (``BTREE_RISE_CAPPED`` where not); the LSM's writes per transaction stay flat
-    (+-15%), and its throughput stays flat (+-25%) where the server's CPU bounds it (``LSM_NOT_CPU_BOUND`` where not). Also the ends of the sweep:
-    with the least memory the LSM is faster, with the most the B+tree is, and spends less CPU per transaction."""
+    (+-15%), and its throughput stays flat (+-25%) where the server's CPU bounds it (``LSM_NOT_CPU_BOUND`` where
+    not). Also the ends of the sweep: with the least memory the LSM is faster, with the most the B+tree is, and
+    spends less CPU per transaction."""
     pub = published()
 
     def ends(frame, engine, column):

@@ -85,8 +85,9 @@ def _rate(frame: pd.DataFrame, engine: str, clients: int, compaction: str | None
 
 
 # Why a target may be missed (shown where its claim does not hold).
-BTREE_RATE = ("the calibrated CPU per row is the SQL layer's and the handler's at sysbench-tpcc's concurrency; where the "
-              "B+tree's own work or its page writes (the redo log wrapping) take a larger share, its rate moves away")
+BTREE_RATE = ("the calibrated CPU per row is the SQL layer's and the handler's at sysbench-tpcc's concurrency; "
+              "where the B+tree's own work or its page writes (the redo log wrapping) take a larger share, its rate "
+              "moves away")
 LSM_NO_SERIAL_WRITE_PATH = (
     "the model charges both engines the same SQL layer, and our LSM's own work per insert is as cheap as our "
     "B+tree's; the post's MyRocks was held by its binlog processing and compaction stalls (seed 000: 'binlog "

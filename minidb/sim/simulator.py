@@ -10,8 +10,8 @@ what the step did, counted IO by cause and counted CPU work, and works out how l
    jobs. Engines declare their jobs to the clock (``Clock.job_duration``); background IO a step did beyond what was
    declared is queued as one more job.
 3. The step takes what the bottleneck law says (``minidb.sim.bottleneck``): the largest of its CPU time over the
-   cores, its device time, its serial section, and its unqueued response time over the clients; where background jobs share the device,
-   its device time stretches (``BackgroundQueue.foreground_time``).
+   cores, its device time, its serial section, and its unqueued response time over the clients; where background
+   jobs share the device, its device time stretches (``BackgroundQueue.foreground_time``).
 4. The clock advances by that duration. Stalls the engine took inside the step (``Clock.wait_until``) already moved
    it, and came first.
 

@@ -101,9 +101,9 @@ def insert_benchmark(engine="lsm", rows: int | None = None, cache_bytes: int | N
     ``engine`` is ``"lsm"``, ``"btree"`` or an opener callable (see ``minidb.engines``);
     ``cache_bytes`` defaults to the scale's IO-bound cache for that engine; ``device`` is the device model
     (preset name or ``DeviceModel``) that turns counted IO into time; ``storage`` the ``Device`` holding the bytes
-    (default: a new ``SimDevice``). 16 clients on 48 cores are seed 000's server;
-    ``server_model`` the server's costs (``minidb.sim.server``, default the calibrated model). ``ops`` in the summary are rows
-    inserted; query-thread work is reported as ``queries`` and ``queries_per_sec``.
+    (default: a new ``SimDevice``). 16 clients on 48 cores are seed 000's server; ``server_model`` the server's
+    costs (``minidb.sim.server``, default the calibrated model). ``ops`` in the summary are rows inserted;
+    query-thread work is reported as ``queries`` and ``queries_per_sec``.
     """
     rows = scales.insert_benchmark(scale).rows if rows is None else int(rows)
     if rows < 1 or rows_per_commit < 1:

@@ -14,11 +14,13 @@ def tiny():
 def test_the_calibration_is_fitted_once_on_seed_001_and_its_parameters_are_positive():
     table = calibration.fit()
     assert set(table.engine) == set(calibration.ENGINES)
-    assert (table.server_cpu_ms_per_txn > 0).all() and (table.published_cpu_ms_per_txn > table.engine_cpu_ms_per_txn).all()
+    assert (table.server_cpu_ms_per_txn > 0).all()
+    assert (table.published_cpu_ms_per_txn > table.engine_cpu_ms_per_txn).all()
     attrs = table.attrs
     assert attrs["statement_seconds"] == pytest.approx(calibration.STATEMENT_TO_ROW * attrs["row_seconds"])
     # the fit reproduces the CPU per transaction it was fitted to, on the run it was fitted on
-    units = attrs["statement_seconds"] * table.statements_per_txn.mean() + attrs["row_seconds"] * table.rows_per_txn.mean()
+    units = (attrs["statement_seconds"] * table.statements_per_txn.mean()
+             + attrs["row_seconds"] * table.rows_per_txn.mean())
     assert units * 1000 == pytest.approx(attrs["server_cpu_ms_per_txn"])
     assert calibration.calibrated_server(binlog=True).row_seconds == attrs["row_seconds"]
 

@@ -118,7 +118,8 @@ def test_binlog_syncs_are_serial_time():
 def test_a_workload_with_the_binlog_counts_its_writes_and_leaves_them_out_of_the_database_size():
     storage = SimDevice()
     off = insert_benchmark("lsm", rows=2000, seed=3, server_model=ServerModel.none())
-    on = insert_benchmark("lsm", rows=2000, seed=3, storage=storage, server_model=ServerModel(binlog=True, sync_binlog=1))
+    on = insert_benchmark("lsm", rows=2000, seed=3, storage=storage,
+                          server_model=ServerModel(binlog=True, sync_binlog=1))
     assert off.io.total(kind="binlog").write_bytes == 0 and off.summary["binlog_kb_per_op"] == 0
     written = on.io.total(kind="binlog", cause="binlog")
     assert written.write_bytes > 0 and written.syncs == written.writes  # sync_binlog=1: every group synced
