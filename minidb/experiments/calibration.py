@@ -29,6 +29,7 @@ import functools
 
 import pandas as pd
 
+from .. import scale as scales
 from ..sim.server import ServerModel
 from ..workloads import tpcc
 from ..workloads.tpcc import estimated_db_bytes
@@ -55,20 +56,13 @@ def published_point() -> pd.DataFrame:
 def engine_run(engine: str) -> dict:
     """TPC-C-lite at ``SCALE`` on ``engine`` with everything cached and no server costs: per transaction, the
     engine's CPU milliseconds, the statements and the rows."""
-    warehouses = tpcc_size().warehouses
+    warehouses = scales.tpcc(SCALE).warehouses
     cache = int(IN_MEMORY * estimated_db_bytes(warehouses, SCALE))
     r = tpcc(engine, scale=SCALE, cache_bytes=cache, server_model=ServerModel.none())
     steps, ops = r.steps, r.summary["ops"]
     return {"engine_cpu_ms_per_txn": r.summary["cpu_seconds_per_op"] * 1000,
             "statements_per_txn": sum(s.statements for s in steps) / ops,
             "rows_per_txn": sum(s.rows for s in steps) / ops}
-
-
-def tpcc_size():
-    """The calibration run's TPC-C size."""
-    from .. import scale as scales
-
-    return scales.tpcc(SCALE)
 
 
 @functools.cache
