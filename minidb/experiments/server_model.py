@@ -26,6 +26,7 @@ from .. import scale as scales
 from . import f1_insert_benchmark as f1
 from . import f3_memory_sweep as f3
 from . import f4_cloud_iops as f4
+from ..sim.server import ServerModel
 from .calibration import calibrated_server
 from .claims import Claim, at_least, between, within
 from .runner import sweep
@@ -40,13 +41,16 @@ PUBLISHED_BTREE = "InnoDB-5.7.10"  # the post's InnoDB that leads at 16 clients
 TOLERANCE = 1.5  # the issue's target for absolute rates: within 1.5x of the post
 
 
-def client_point(engine: str, compaction: str | None, binlog: bool, clients: int, rows: int, seed: int = 0) -> dict:
-    """One in-memory insert benchmark run of the client-count table: inserts per second and what limited them."""
+def client_point(engine: str, compaction: str | None, binlog: bool, clients: int, rows: int, seed: int = 0,
+                 server: bool = True) -> dict:
+    """One in-memory insert benchmark run of the client-count table: inserts per second and what limited them;
+    ``server=False`` charges the engine's work alone (``ServerModel.none()``), as the time model did before."""
     spec = engines.get(engine)
     options = {**spec.preset(f1.SYNC_PRESET), **(COMPACTIONS[compaction] if compaction else {})}
     r = f1.insert_benchmark(engine, rows=rows, cache_bytes=f1.cache_bytes(engine, "in-memory", rows), seed=seed,
                             device=f1.DEVICE, secondary_indexes=f1.SECONDARY_INDEXES, clients=clients,
-                            server_model=calibrated_server(binlog=binlog, sync_binlog=0), **options)
+                            server_model=calibrated_server(binlog=binlog, sync_binlog=0) if server
+                            else ServerModel.none(), **options)
     s = r.summary
     return {"ops_per_sec": s["ops_per_sec"], "bottleneck": s["bottleneck"], "stalled_seconds": s["stalled_seconds"],
             "serial_seconds_per_op": s["serial_seconds_per_op"], "binlog_kb_per_op": s["binlog_kb_per_op"]}
@@ -57,18 +61,31 @@ def client_table(scale: str | None = None, *, seed: int = 0, executor=None, cach
     """Seed 000's client-count table, run: engine, compaction (None for the B+tree), binlog, clients,
     ops_per_sec, bottleneck, ..."""
     rows = CLIENT_ROWS[scales.current(scale)]
-    points = [dict(engine=e, compaction=c, binlog=b, clients=n, rows=rows, seed=seed)
+    points = [dict(engine=e, compaction=c, binlog=b, clients=n, rows=rows, seed=seed, server=True)
               for e in engines.NAMES for c in ((None,) if e == "btree" else tuple(COMPACTIONS))
               for b in (True, False) for n in CLIENTS]
     return sweep(client_point, points, name="server-model-clients", executor=executor, cache_dir=cache_dir,
                  progress=progress)
 
 
+def before_after(scale: str | None = None, *, seed: int = 0, executor=None, cache_dir=None,
+                 progress: bool = True) -> pd.DataFrame:
+    """The in-memory insert benchmark at 16 clients, the binlog off, with the engine's work alone (``server`` False,
+    the time model before the server) and with the server: engine, server, ops_per_sec, bottleneck, ..."""
+    rows = CLIENT_ROWS[scales.current(scale)]
+    points = [dict(engine=e, compaction=None if e == "btree" else "leveled", binlog=False, clients=16, rows=rows,
+                   seed=seed, server=s) for e in engines.NAMES for s in (False, True)]
+    return sweep(client_point, points, name="server-model-clients", executor=executor, cache_dir=cache_dir,
+                 progress=progress)
+
+
 def run(scale: str | None = None, **kwargs) -> dict[str, pd.DataFrame]:
-    """The validation runs at ``scale``: F1 (the chapter's rows), F3, F4 and the client-count table, by name."""
+    """The validation runs at ``scale``, by name: F1 (the chapter's rows), F3, F4, the client-count table, and the
+    in-memory rates before and after the server model (``before_after``)."""
     scale = scales.current(scale)
     return {"f1": f1.run(scale, rows=f1.BOOK_ROWS.get(scale), **kwargs), "f3": f3.run(scale, **kwargs),
-            "f4": f4.run(scale, **kwargs), "clients": client_table(scale, **kwargs)}
+            "f4": f4.run(scale, **kwargs), "clients": client_table(scale, **kwargs),
+            "before_after": before_after(scale, **kwargs)}
 
 
 def published() -> pd.DataFrame:

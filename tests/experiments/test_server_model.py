@@ -50,3 +50,9 @@ def test_the_published_table_is_seed_000s():
     pub = sm.published()
     assert set(pub.clients) >= set(sm.CLIENTS)
     assert sm.PUBLISHED_BTREE in set(pub.engine)
+
+
+def test_the_server_slows_the_in_memory_inserts_the_engines_alone_ran_too_fast(tiny):
+    rates = tiny["before_after"].set_index(["engine", "server"]).ops_per_sec
+    for engine in ("btree", "lsm"):
+        assert rates[engine, False] > 2 * rates[engine, True]  # before: several times the post's rates
