@@ -41,6 +41,11 @@ PUBLISHED_BTREE = "InnoDB-5.7.10"  # the post's InnoDB that leads at 16 clients
 TOLERANCE = 1.5  # the issue's target for absolute rates: within 1.5x of the post
 
 
+def styles(engine: str) -> tuple[str | None, ...]:
+    """The compaction styles of the table ``engine`` runs: ``COMPACTIONS``'s where it compacts, else (None,)."""
+    return tuple(COMPACTIONS) if engines.get(engine).supports("compaction") else (None,)
+
+
 def client_point(engine: str, compaction: str | None, binlog: bool, clients: int, rows: int, seed: int = 0,
                  server: bool = True) -> dict:
     """One in-memory insert benchmark run of the client-count table: inserts per second and what limited them;
@@ -62,7 +67,7 @@ def client_table(scale: str | None = None, *, seed: int = 0, executor=None, cach
     ops_per_sec, bottleneck, ..."""
     rows = CLIENT_ROWS[scales.current(scale)]
     points = [dict(engine=e, compaction=c, binlog=b, clients=n, rows=rows, seed=seed, server=True)
-              for e in engines.NAMES for c in ((None,) if e == "btree" else tuple(COMPACTIONS))
+              for e in engines.NAMES for c in styles(e)
               for b in (True, False) for n in CLIENTS]
     return sweep(client_point, points, name="server-model-clients", executor=executor, cache_dir=cache_dir,
                  progress=progress)
@@ -73,8 +78,8 @@ def before_after(scale: str | None = None, *, seed: int = 0, executor=None, cach
     """The in-memory insert benchmark at 16 clients, the binlog off, with the engine's work alone (``server`` False,
     the time model before the server) and with the server: engine, server, ops_per_sec, bottleneck, ..."""
     rows = CLIENT_ROWS[scales.current(scale)]
-    points = [dict(engine=e, compaction=None if e == "btree" else "leveled", binlog=False, clients=16, rows=rows,
-                   seed=seed, server=s) for e in engines.NAMES for s in (False, True)]
+    points = [dict(engine=e, compaction=styles(e)[0], binlog=False, clients=16, rows=rows, seed=seed, server=s)
+              for e in engines.NAMES for s in (False, True)]
     return sweep(client_point, points, name="server-model-clients", executor=executor, cache_dir=cache_dir,
                  progress=progress)
 
