@@ -165,6 +165,12 @@ def book_run(scale: str | None = None, **kwargs) -> pd.DataFrame:
     return run(scale, rows=BOOK_ROWS.get(scale), change_buffer=(True, False), **kwargs)
 
 
+# Why the B+tree's IO-bound loss can fall short of the post's (shown where its claim does not hold).
+BTREE_LOSS_SMALLER = ("the server's CPU per row (chapter 2b) holds our in-memory B+tree near InnoDB-5.7's rate, while "
+                      "IO-bound our B+tree writes fewer KB per insert than InnoDB-5.7 did, so the device costs it "
+                      "less of its in-memory rate than the post's")
+
+
 def claims(results: pd.DataFrame) -> list[Claim]:
     """F1's verdict (DESIGN.md): the LSM's rate changes little from in-memory to IO-bound, the B+tree's drops by 2x
     or more, its reads are secondary-index leaves, and the LSM's index maintenance reads nothing. ``results`` is
@@ -180,7 +186,8 @@ def claims(results: pd.DataFrame) -> list[Claim]:
                     ours=io_lsm.ops_per_sec / ours.ops_per_sec["lsm", "in-memory"], band=within(1.0, 0.25)),
         Claim.check("The B+tree loses half its rate or more IO-bound: in-memory / IO-bound inserts per second",
                     published=pub.ops_per_sec["InnoDB-5.7", "in-memory"] / pub.ops_per_sec["InnoDB-5.7", "io-bound"],
-                    ours=ours.ops_per_sec["btree", "in-memory"] / io_btree.ops_per_sec, band=at_least(2)),
+                    ours=ours.ops_per_sec["btree", "in-memory"] / io_btree.ops_per_sec, band=at_least(2),
+                    must_hold=("tiny",), reason=BTREE_LOSS_SMALLER),
         Claim.check("In memory the B+tree reads nothing: KB read per insert",
                     published=pub.rkb_per_op["InnoDB-5.7", "in-memory"],
                     ours=ours.rkb_per_op["btree", "in-memory"], band=equals(0)),
