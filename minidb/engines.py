@@ -180,7 +180,8 @@ REGISTRY: dict[str, EngineSpec] = {
         marker_files=("CURRENT",),  # lsm.version_set.CURRENT
         file_pattern=r"^(CURRENT|CURRENT\.tmp|MANIFEST-\d{6,}|\d{6,}\.(sst|log))$",  # lsm/FORMAT.md's names
         presets={"no-sync": {"wal_sync": "none"}, "sync-on-commit": {"wal_sync": "write"}},
-        features=frozenset({"compression", "memtable_bytes", "bits_per_key", "wal_recovery_mode", "listeners"}),
+        features=frozenset({"compression", "compaction", "memtable_bytes", "bits_per_key", "wal_recovery_mode",
+                            "listeners"}),
         report=_compaction_stats,
         data_bytes=_lsm_data_bytes,
         verifier="minidb.verify.lsm_files:verify", salvager="minidb.verify.salvage:salvage_lsm",

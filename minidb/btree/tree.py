@@ -185,23 +185,10 @@ class BTree(TreeCore):
         frame = frames[-1]
         page = pg.Page(frame.buf)
         n = page.nrecs
-        pos, found = page.search(key)
-        ascending = not found and pos == n and bool(page.flags & pg.LAST_AT_END)
-        sizes = page.record_sizes()
-        size = pg.RECORD_OVERHEAD + len(key) + len(value)
-        if found:
-            sizes[pos] = size
-        else:
-            sizes.insert(pos, size)
-        k = self._choose_split(sizes, pos, ascending, page.is_leaf)
+        pos, found, k, merged_key = self._split_plan(page, key, value)
         keep = k - 1 if not found and pos < k else k  # old records [0, keep) stay left
         if page.is_leaf:
-            def merged_key(i: int) -> bytes:  # key of record i of the page with the new record in place
-                return key if i == pos else page.key(i - 1 if not found and i > pos else i)
-            policy = ctx.split_policy
-            left_last, right_first = merged_key(k - 1), merged_key(k)
-            sep = check_separator(policy, policy.separator(left_last, right_first), left_last, right_first,
-                                  ctx.max_key)
+            sep = self._leaf_separator(merged_key, k)
         else:
             if n < 2:
                 raise RuntimeError(f"index {self.name!r}: internal page {frame.page_no} with {n} record is full")
@@ -230,24 +217,9 @@ class BTree(TreeCore):
         if mtr.put(frame, key, value, self.fill_limit) != pg.FULL:
             return
         page = pg.Page(frame.buf)
-        pos, found = page.search(key)
-        ascending = not found and pos == page.nrecs and bool(page.flags & pg.LAST_AT_END)
-        sizes = page.record_sizes()
-        size = pg.RECORD_OVERHEAD + len(key) + len(value)
-        if found:
-            sizes[pos] = size
-        else:
-            sizes.insert(pos, size)
-        k = self._choose_split(sizes, pos, ascending, page.is_leaf)
-
-        def merged_key(i: int) -> bytes:  # key of record i of the page with the new record in place
-            return key if i == pos else page.key(i - 1 if not found and i > pos else i)
-
+        pos, found, k, merged_key = self._split_plan(page, key, value)
         if page.is_leaf:
-            policy = ctx.split_policy
-            left_last, right_first = merged_key(k - 1), merged_key(k)
-            sep = check_separator(policy, policy.separator(left_last, right_first), left_last, right_first,
-                                  ctx.max_key)
+            sep = self._leaf_separator(merged_key, k)
         else:
             sep = merged_key(k)  # the first key of the right page moves up; the page keeps minus infinity
         # Old records [0, keep) stay left and [keep, n) go right; the new record joins its side.
@@ -307,6 +279,32 @@ class BTree(TreeCore):
         mtr.init(root, pg.INDEX_PAGE, page.level + 1, self.index_id, pg.NIL_PAGE, pg.NIL_PAGE, flags,
                  [(b"", child_value(lf.page_no)), (sep, child_value(rf.page_no))])
         ctx.counters["root_splits"] += 1
+
+    def _split_plan(self, page, key: bytes, value: bytes):
+        """Where the full ``page`` splits once ``key`` -> ``value`` is in it: (pos, found, k, merged_key), ``pos``
+        and ``found`` the search's, ``k`` the first record of the right half among the page's records with the new
+        one, ``merged_key(i)`` the key of record i among them."""
+        pos, found = page.search(key)
+        ascending = not found and pos == page.nrecs and bool(page.flags & pg.LAST_AT_END)
+        sizes = page.record_sizes()
+        size = pg.RECORD_OVERHEAD + len(key) + len(value)
+        if found:
+            sizes[pos] = size
+        else:
+            sizes.insert(pos, size)
+        k = self._choose_split(sizes, pos, ascending, page.is_leaf)
+
+        def merged_key(i: int) -> bytes:
+            return key if i == pos else page.key(i - 1 if not found and i > pos else i)
+
+        return pos, found, k, merged_key
+
+    def _leaf_separator(self, merged_key, k: int) -> bytes:
+        """The split policy's separator between the left leaf's last key and the right leaf's first, checked."""
+        policy = self.ctx.split_policy
+        left_last, right_first = merged_key(k - 1), merged_key(k)
+        return check_separator(policy, policy.separator(left_last, right_first), left_last, right_first,
+                               self.ctx.max_key)
 
     def _choose_split(self, sizes, pos: int, ascending: bool, leaf: bool) -> int:
         """Records that stay left, from the split policy (the plug-in for leaves), checked."""

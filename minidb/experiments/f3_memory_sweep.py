@@ -18,6 +18,10 @@ them) stands for (``minidb.scale.TPCC_MEMORY_SWEEP``). Both engines get the same
 post, and the LSM's memtable and level sizes scale from the same reference. The LSM compresses with LZ4, as the
 post's MyRocks. The seed's SSD (a SATA Samsung SM863) is not one of our device models; the runs use ``nvme``, the
 model of the other chapters, and the chapter says where that matters.
+
+**The server.** Every transaction pays the calibrated server's CPU per statement and per row (``minidb.sim.server``,
+fitted to this post's CPU use at its largest memory: ``minidb.experiments.calibration``) on 56 cores, with 56
+clients (``CLIENTS``) and the post's binlog (``BINLOG``).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from .. import data, engines
 from .. import scale as scales
 from ..workloads import tpcc
 from ..workloads.tpcc import estimated_db_bytes
+from .calibration import calibrated_server
 from .claims import Claim, at_least, at_most, within
 from .runner import sweep
 
@@ -38,6 +43,12 @@ ENGINES = engines.NAMES
 PUBLISHED_ENGINES = {"InnoDB": "btree", "MyRocks": "lsm"}  # the seed's engine names -> ours
 
 SERVER_THREADS = 56  # seed 001's server: "2 sockets / 28 cores / 56 threads"; vmstat's % are of all of them
+# The server's binlog as the post set it: "binary log on ... sync_binlog=10000" (data/sources.csv).
+BINLOG = dict(binlog=True, sync_binlog=10000)
+# The post does not say how many sysbench threads it ran. Its MyRocks used 72% of 56 hardware threads' CPU at
+# about 4,600 TPS, 8.8 ms of CPU per transaction: at least 40 transactions were in flight (Little's law). The runs
+# use one client per hardware thread, and count the threads as the cores our calibrated CPU seconds are in.
+CLIENTS = SERVER_THREADS
 
 COLUMNS = ("engine", "memory_gb", "tps", "tps_vs_largest", "bottleneck", "reads_per_txn", "rkb_per_txn",
            "writes_per_txn", "wkb_per_txn", "read_kb_per_sec", "write_kb_per_sec", "cpu_ms_per_txn",
@@ -57,7 +68,8 @@ def run_point(engine: str, memory_gb: float, warehouses: int, transactions: int,
     options = engines.get(engine).supported(compression=LSM_COMPRESSION)  # ValueError if unknown
     result = tpcc(engine, warehouses=warehouses, transactions=transactions,
                   cache_bytes=cache_bytes(memory_gb, warehouses, scale, seed), seed=seed, device=DEVICE, scale=scale,
-                  reference=scales.TPCC_MEMORY_SWEEP, **options)
+                  reference=scales.TPCC_MEMORY_SWEEP, clients=CLIENTS, cores=SERVER_THREADS,
+                  server_model=calibrated_server(**BINLOG), **options)
     s = result.summary
     return {
         "tps": s["ops_per_sec"],
@@ -116,17 +128,22 @@ def _relative(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(tps_vs_largest=frame.tps / frame.engine.map(largest))
 
 
-# Why the LSM's throughput is not flat in our runs (the reason its claim shows where it does not hold).
+# Why the LSM's throughput may not be flat in our runs (the reason its claim shows where it does not hold).
 LSM_NOT_CPU_BOUND = ("the post's MyRocks was limited by its CPU (56% user time at 5 GB, 61% at 100 GB), so reads "
-                     "saved did not make it faster; our time model's LSM is limited by the device's IO requests per "
-                     "second at every memory, so every read saved is throughput gained")
+                     "saved did not make it faster; where our LSM's reads per transaction still cost more device "
+                     "time than the server's CPU (minidb.sim.server), every read saved is throughput gained")
+# Why the B+tree's rise can fall short of the post's 7x (shown where its claim does not hold).
+BTREE_RISE_CAPPED = ("the server's CPU per transaction (calibrated on the post's CPU use, minidb.sim.server) caps both "
+                     "engines at the top of the sweep, while at the bottom our B+tree reads from the nvme model, "
+                     "faster than the post's SATA SSD, so it starts higher and has less far to rise")
 
 
 def claims(results: pd.DataFrame) -> list[Claim]:
     """F3's verdict (DESIGN.md): across the sweep the B+tree's reads per transaction fall 10x or more and its
-    throughput rises 4x or more; the LSM's writes per transaction stay flat (+-15%), and its throughput would stay
-    flat (+-25%) only with a CPU-bound time model (not ours: ``LSM_NOT_CPU_BOUND``). Also the ends of the sweep:
-    with the least memory the LSM is faster, with the most the B+tree is, and spends less CPU per transaction."""
+    throughput rises 4x or more (``BTREE_RISE_CAPPED`` where not); the LSM's writes per transaction stay flat
+    (+-15%), and its throughput stays flat (+-25%) where the server's CPU bounds it (``LSM_NOT_CPU_BOUND`` where
+    not). Also the ends of the sweep: with the least memory the LSM is faster, with the most the B+tree is, and
+    spends less CPU per transaction."""
     pub = published()
 
     def ends(frame, engine, column):
@@ -149,13 +166,13 @@ def claims(results: pd.DataFrame) -> list[Claim]:
                     "memory", published=fall(pub, "InnoDB"), ours=fall(results, "btree"), band=at_most(0.1)),
         Claim.check("The B+tree's throughput rises 4x or more across the sweep: TPS, most / least memory",
                     published=_ratio(ends(pub, "InnoDB", "tps")), ours=_ratio(ends(results, "btree", "tps")),
-                    band=at_least(4)),
+                    band=at_least(4), must_hold=(), reason=BTREE_RISE_CAPPED),
         Claim.check("The LSM's writes per transaction stay flat (+-15%): KB written, largest / smallest",
                     published=spread(pub, "MyRocks", "wkb_per_txn"), ours=spread(results, "lsm", "wkb_per_txn"),
                     band=at_most(1.15)),
         Claim.check("The LSM's throughput stays flat (+-25%): TPS, least / most memory",
                     published=1 / _ratio(ends(pub, "MyRocks", "tps")), ours=1 / _ratio(ends(results, "lsm", "tps")),
-                    band=within(1.0, 0.25), must_hold=(), reason=LSM_NOT_CPU_BOUND),
+                    band=within(1.0, 0.25), must_hold=("tiny",), reason=LSM_NOT_CPU_BOUND),
         Claim.check("With the least memory the LSM is faster: LSM / B+tree TPS",
                     published=sides(pub, "InnoDB", "MyRocks", 0), ours=sides(results, "btree", "lsm", 0),
                     band=at_least(1)),

@@ -6,6 +6,7 @@ The engines count IO (``minidb.storage.IOStats``) and CPU work; this package tur
 * ``CostModel`` (``cpu.py``): CPU seconds per unit of counted work, each constant measured and cited;
 * ``BackgroundQueue`` (``background.py``): flushes, compactions and page cleaning sharing the device;
 * ``Server``, ``throughput`` (``bottleneck.py``): the bottleneck law for many clients;
+* ``ServerModel``, ``Binlog`` (``server.py``): the SQL layer's CPU, the binlog's group commit, the serial section;
 * ``Simulator`` (``simulator.py``): places each step of a workload on the timeline;
 * ``device_time.plugged`` (``device_time.py``): another device model in the simulator's place (exercise 06);
 * ``intervals`` (``series.py``): the per-interval throughput series, as a DataFrame.
@@ -19,16 +20,19 @@ from .bottleneck import Demand, Server, resource_times, throughput
 from .clock import Clock
 from .cpu import COSTS, CostModel, io_work
 from .series import intervals
+from .server import Binlog, ServerModel
 from .simulator import Simulator, Step
 
 __all__ = [
     "COSTS",
     "BackgroundQueue",
+    "Binlog",
     "Clock",
     "CostModel",
     "Demand",
     "Job",
     "Server",
+    "ServerModel",
     "Simulator",
     "Step",
     "intervals",

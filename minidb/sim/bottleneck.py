@@ -9,8 +9,10 @@ IOPS cap, bytes against its bandwidth cap. A resource with capacity ``C`` (per s
 With ``N`` clients that each wait for their operation to finish before sending the next, a further bound applies:
 at most ``N`` operations are in flight, each taking at least its unqueued response time ``R`` (its CPU time plus
 its IO at the device's per-request latency), so ``X <= N / R`` (Little's law). Few clients leave capacity idle;
-many clients saturate the scarcest resource. This is the operational analysis of Denning and Buzen (1978), as in
-Lazowska et al., *Quantitative System Performance*, chapter 5.
+many clients saturate the scarcest resource. A serial section of ``S`` seconds per operation (a mutex every commit
+passes, one at a time) bounds it whatever the clients and cores: ``X <= 1 / S``, a resource of capacity one. This is
+the operational analysis of Denning and Buzen (1978), as in Lazowska et al., *Quantitative System Performance*,
+chapter 5.
 """
 
 from __future__ import annotations
@@ -40,21 +42,26 @@ class Demand:
 
     cpu_seconds: float  # CPU time, on any one core
     io: IOCounts  # device requests and bytes (syncs add latency, not device occupancy)
+    serial_seconds: float = 0.0  # time in the server's serial section (minidb.sim.server): one at a time
 
 
 def resource_times(demand: Demand, model: DeviceModel, server: Server) -> dict[str, float]:
     """Seconds each resource needs to serve ``demand``: the work divided by the resource's capacity.
 
     ``cpu``: CPU seconds over the cores; ``iops``: IO units over the IOPS cap; ``bandwidth``: bytes over the
-    bandwidth cap; ``latency``: the unqueued response time (CPU plus IO at per-request latency) over the clients.
-    The largest is the bottleneck, and the time the work takes.
+    bandwidth cap; ``latency``: the unqueued response time (CPU, IO at per-request latency and the serial section)
+    over the clients; ``serial``: the serial section, which no number of clients or cores divides. The largest is
+    the bottleneck, and the time the work takes.
     """
     io = demand.io
     return {
         "cpu": demand.cpu_seconds / server.cores,
         "iops": model.io_units(io) / model.iops,
         "bandwidth": (io.read_bytes + io.write_bytes) / model.bandwidth,
-        "latency": (demand.cpu_seconds + model.latency_time(io)) / server.clients,
+        # the serial section added apart, as device_time.plugged adds it to a device model's answer
+        "latency": ((demand.cpu_seconds + model.latency_time(io)) / server.clients
+                    + demand.serial_seconds / server.clients),
+        "serial": demand.serial_seconds,
     }
 
 

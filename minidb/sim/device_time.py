@@ -54,6 +54,10 @@ def plugged(module) -> Callable[[Demand, DeviceModel, Server], dict[str, float]]
     def times(demand: Demand, model: DeviceModel, server: Server) -> dict[str, float]:
         answer = module.resource_times(float(demand.cpu_seconds), io_values(demand.io), device_values(model),
                                        server.cores, server.clients)
-        return check_times(getattr(module, "__name__", module), answer)
+        times = check_times(getattr(module, "__name__", module), answer)
+        # The server's serial section (minidb.sim.server) is no device's: it is added as resource_times adds it.
+        times["latency"] += demand.serial_seconds / server.clients
+        times["serial"] = demand.serial_seconds
+        return times
 
     return times

@@ -3,14 +3,15 @@
 A workload runs in *steps*: a commit of 1000 inserts, a batch of transactions. Around each step the simulator reads
 what the step did, counted IO by cause and counted CPU work, and works out how long it took on the modelled server:
 
-1. IO with a foreground cause (``foreground``, ``eviction``, ``recovery``) and the CPU work done (minus the work
-   of background jobs declared to the clock) are the step's demand.
+1. IO with a foreground cause (``foreground``, ``eviction``, ``recovery``, ``binlog``) and the CPU work done
+   (minus the work of background jobs declared to the clock) are the step's demand, with the server's own CPU for
+   the step's statements and rows and its serial section for its commits (``minidb.sim.server``).
 2. IO with a background cause (``flush``, ``compaction``, ``page-cleaner``, ``checkpoint``) belongs to background
    jobs. Engines declare their jobs to the clock (``Clock.job_duration``); background IO a step did beyond what was
    declared is queued as one more job.
 3. The step takes what the bottleneck law says (``minidb.sim.bottleneck``): the largest of its CPU time over the
-   cores, its device time, and its unqueued response time over the clients; where background jobs share the device,
-   its device time stretches (``BackgroundQueue.foreground_time``).
+   cores, its device time, its serial section, and its unqueued response time over the clients; where background
+   jobs share the device, its device time stretches (``BackgroundQueue.foreground_time``).
 4. The clock advances by that duration. Stalls the engine took inside the step (``Clock.wait_until``) already moved
    it, and came first.
 
@@ -30,8 +31,9 @@ from ..storage.models import DeviceModel
 from .bottleneck import Demand, Server, resource_times
 from .clock import Clock
 from .cpu import CostModel, io_work
+from .server import ServerModel
 
-FOREGROUND_CAUSES = ("foreground", "eviction", "recovery")  # IO a client waits for
+FOREGROUND_CAUSES = ("foreground", "eviction", "recovery", "binlog")  # IO a client waits for
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,11 @@ class Step:
     stalled: float  # seconds the engine stalled during the step (before ``start``)
     cpu_seconds: float  # foreground CPU time charged
     device_seconds: float  # foreground device time with the device to itself
-    bottleneck: str  # the resource that set its duration: cpu, iops, bandwidth or latency
+    bottleneck: str  # the resource that set its duration: cpu, iops, bandwidth, latency or serial
+    server_cpu_seconds: float = 0.0  # the part of cpu_seconds the server's SQL layer spent (minidb.sim.server)
+    serial_seconds: float = 0.0  # its serial section
+    statements: int = 0  # SQL statements it ran
+    rows: int = 0  # rows its statements passed to or from the engine
 
 
 def _nonnegative(c: IOCounts) -> IOCounts:
@@ -56,12 +62,14 @@ class Simulator:
 
     def __init__(self, device: Device, clock: Clock, server: Server, *, cost: CostModel | None = None,
                  work: Callable[[], Mapping[str, float]] | None = None,
-                 times: Callable[[Demand, DeviceModel, Server], Mapping[str, float]] = resource_times) -> None:
+                 times: Callable[[Demand, DeviceModel, Server], Mapping[str, float]] = resource_times,
+                 server_model: ServerModel | None = None) -> None:
         if clock.model is None:
             raise ValueError("the simulator needs a clock with a device model (Clock(model=...))")
         self.device = device  # whose IOStats count the steps' IO
         self.clock = clock  # the timeline, shared with the engine
         self.server = server  # cores and clients of the modelled server
+        self.server_model = server_model or ServerModel.none()  # the SQL layer's and the binlog's costs
         self.cost = cost or clock.cost or CostModel()  # per-unit CPU costs
         self.work = work or dict  # returns cumulative work counts (unit -> count)
         self.times = times  # seconds per resource of a step's demand: the device model (device_time.py plugs one)
@@ -75,8 +83,9 @@ class Simulator:
         self._mark = (self.device.stats.snapshot(), Counter(self.work()), self.clock.declared_io,
                       Counter(self.clock.declared_work), self.clock.stalled)
 
-    def end(self, ops: int) -> Step:
-        """Close the step that did ``ops`` operations, advance the clock by its duration, and return it."""
+    def end(self, ops: int, *, statements: int = 0, rows: int = 0, commits: int = 0) -> Step:
+        """Close the step that did ``ops`` operations (``statements`` SQL statements passing ``rows`` rows, and
+        ``commits`` commits, for the server's costs), advance the clock by its duration, and return it."""
         if self._mark is None:
             raise ValueError("no step is open: call begin() first")
         io0, work0, declared0, declared_work0, stalled0 = self._mark
@@ -94,8 +103,10 @@ class Simulator:
         job_work = clock.declared_work - declared_work0
         units = set(self.cost.units)
         fg_work = {u: max(0, n - job_work[u]) for u, n in work.items() if u in units}
-        cpu = self.cost.seconds(fg_work) + self.cost.seconds(io_work(fg))
-        times = self.times(Demand(cpu, fg), model, self.server)
+        server_cpu = self.server_model.cpu_seconds(statements, rows)
+        cpu = self.cost.seconds(fg_work) + self.cost.seconds(io_work(fg)) + server_cpu
+        serial = self.server_model.serial_seconds(commits, io.total(cause="binlog"), model.sync_latency)
+        times = self.times(Demand(cpu, fg, serial), model, self.server)
         device_alone = max(times["iops"], times["bandwidth"])
         times_shared = dict(times)
         device_kind = "iops" if times["iops"] >= times["bandwidth"] else "bandwidth"
@@ -108,6 +119,7 @@ class Simulator:
         start = clock.now
         clock.advance(duration)
         clock.record_foreground(device_alone, alone, duration)
-        step = Step(start, clock.now, ops, clock.stalled - stalled0, cpu, device_alone, bottleneck)
+        step = Step(start, clock.now, ops, clock.stalled - stalled0, cpu, device_alone, bottleneck, server_cpu, serial,
+                    statements, rows)
         self.steps.append(step)
         return step

@@ -33,6 +33,7 @@ FILE_KINDS = (
     "sst",  # LSM sorted string tables
     "manifest",  # LSM MANIFEST and its CURRENT pointer
     "other",  # anything else an experiment stores
+    "binlog",  # the server's binary log (minidb.sim.server)
 )
 
 CAUSES = (
@@ -44,6 +45,7 @@ CAUSES = (
     "checkpoint",  # B+tree checkpoint: dirty pages written so the redo log can be recycled
     "sync-flush",  # B+tree pages a client must write (and wait for) because the redo log is nearly full
     "recovery",  # replay of the redo log or WAL after a restart
+    "binlog",  # the server writing its binary log at commit (minidb.sim.server)
 )
 
 OPS = ("read", "write", "sync")

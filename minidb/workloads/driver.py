@@ -16,8 +16,15 @@ The summary's fields, all per operation of the workload (an insert, a transactio
 * ``db_bytes``: bytes the engine's files hold at the end; ``rows``: rows in the tables at the end;
 * ``cache_hit_rate``: the buffer pool's or block cache's hits / lookups in the phase (NaN if the engine does
   not report them);
-* ``stalls``, ``stalled_seconds``: write stalls; ``cpu_seconds_per_op``; ``bottleneck``: the resource that
-  set the most simulated time.
+* ``stalls``, ``stalled_seconds``: write stalls; ``cpu_seconds_per_op`` (engine and server),
+  ``server_cpu_seconds_per_op`` (the SQL layer's share), ``serial_seconds_per_op`` (the server's serial section);
+  ``bottleneck``: the resource that set the most simulated time.
+
+**The server** (``minidb.sim.server``): every step pays the SQL layer's CPU for its statements and rows and the
+serial section of its commits, and, with ``server_model.binlog``, the binary log's writes (``binlog_kb_per_op``).
+The default model is the calibrated one (``minidb.experiments.calibration``) with the binlog off. A step's rows are
+the rows its tables read, inserted, updated or deleted; its statements are given by the workload (``step(ops,
+statements=...)``) or taken as one per row, as TPC-C's single-row statements are; its commits are counted.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from ..schema import Schema
 from ..sim.bottleneck import Server
 from ..sim.clock import Clock
 from ..sim.cpu import CostModel
+from ..sim.server import Binlog, ServerModel
 from ..sim.series import intervals
 from ..sim.simulator import FOREGROUND_CAUSES, Simulator, Step
 from ..storage.iostats import IOCounts, IOStats
@@ -77,7 +85,7 @@ class Driver:
 
     def __init__(self, engine, sizes, *, seed: int, device="nvme", storage=None, clients: int = 16,
                  cores: int = 48, interval: float = 1.0, engine_options: dict | None = None,
-                 cost: CostModel | None = None) -> None:
+                 cost: CostModel | None = None, server_model: ServerModel | None = None) -> None:
         if not interval > 0:
             raise ValueError(f"interval must be > 0 seconds, got {interval}")
         self.seed = seed  # the run's seed, reported in the summary
@@ -93,7 +101,15 @@ class Driver:
         self.tables: list[Table] = []  # tables created through table()
         self.interval = interval  # seconds per row of the interval series
         self._engine_units = [u for u in self.cost.units if u not in TABLE_WORK]  # work the engine counts
-        self.sim = Simulator(self.storage, self.clock, self.server, cost=self.cost, work=self._work)
+        if server_model is None:
+            # The fit runs TPC-C-lite once per process through this very driver (with a model given): imported here.
+            from ..experiments.calibration import calibrated_server
+
+            server_model = calibrated_server()
+        self.server_model = server_model  # the SQL layer's and the binlog's costs
+        self.binlog = Binlog(self.storage, server_model) if server_model.binlog else None  # None: log_bin off
+        self.sim = Simulator(self.storage, self.clock, self.server, cost=self.cost, work=self._work,
+                             server_model=server_model)
         self._mark: dict | None = None  # counters at start_measuring()
 
     @classmethod
@@ -115,13 +131,25 @@ class Driver:
         return Transaction(self.engine, stats=self.commits, **options)
 
     @contextmanager
-    def step(self, ops: int):
-        """Time the work done inside the block as one step of ``ops`` operations."""
+    def step(self, ops: int, statements: int | None = None):
+        """Time the work done inside the block as one step of ``ops`` operations and ``statements`` SQL
+        statements (default: one per row the step touched)."""
+        rows0, commits0, bytes0 = self._rows_touched(), self.commits.commits, self.commits.logical_bytes
         self.sim.begin()
         try:
             yield
         finally:
-            self.sim.end(ops)
+            rows, commits = self._rows_touched() - rows0, self.commits.commits - commits0
+            if self.binlog is not None and commits:
+                written = self.commits.logical_bytes - bytes0
+                for i in range(commits):  # the step's row images, shared evenly among its commits
+                    self.binlog.commit(self.server.clients, written * (i + 1) // commits - written * i // commits)
+            self.sim.end(ops, statements=rows if statements is None else statements, rows=rows, commits=commits)
+
+    def _rows_touched(self) -> int:
+        """Rows the tables have passed to or from the engine so far (read, inserted, updated, deleted)."""
+        return sum(t.counts.rows_decoded + t.counts.rows_inserted + t.counts.rows_updated + t.counts.rows_deleted
+                   for t in self.tables)
 
     def _work(self) -> Counter:
         """Cumulative CPU work counts: the engine's (``minidb.kv.WORK``, the cost model's units) and the tables'."""
@@ -158,6 +186,8 @@ class Driver:
         if ops < 1:
             raise ValueError(f"a result needs ops >= 1, got {ops}")
         mark = self._mark
+        if self.binlog is not None:
+            self.binlog.flush()  # the last, partly filled group
         io = self.storage.stats - mark["io"]
         total = io.total()
         fg = IOCounts()
@@ -180,12 +210,15 @@ class Driver:
             "foreground_reads_per_op": fg.reads / ops,
             "foreground_rkb_per_op": fg.read_bytes / 1024 / ops,
             "write_amp": total.write_amp(logical) if logical > 0 else math.nan,
-            "db_bytes": self.storage.used,
+            "db_bytes": self.storage.used - (self.binlog.size if self.binlog is not None else 0),
             "cache_bytes": self.sizes.cache_bytes,
             "cache_hit_rate": _hit_rate(mark["cache"], cache),
             "stalls": self.clock.stalls - mark["stalls"],
             "stalled_seconds": self.clock.stalled - mark["stalled"],
             "cpu_seconds_per_op": sum(s.cpu_seconds for s in steps) / ops,
+            "server_cpu_seconds_per_op": sum(s.server_cpu_seconds for s in steps) / ops,
+            "serial_seconds_per_op": sum(s.serial_seconds for s in steps) / ops,
+            "binlog_kb_per_op": io.total(kind="binlog").write_bytes / 1024 / ops,
             "bottleneck": _bottleneck(steps),
         }
         summary.update(extra or {})

@@ -94,14 +94,16 @@ class RowGenerator:
 def insert_benchmark(engine="lsm", rows: int | None = None, cache_bytes: int | None = None, seed: int = 0,
                      device="nvme", *, scale: str | None = None, storage=None, clients: int = 16, cores: int = 48,
                      secondary_indexes: int = 3, rows_per_commit: int = 1000, query_threads: int = 0,
-                     queries_per_commit: int = 4, interval: float = 1.0, **engine_options) -> WorkloadResult:
+                     queries_per_commit: int = 4, interval: float = 1.0, server_model=None,
+                     **engine_options) -> WorkloadResult:
     """Insert ``rows`` rows (default: the scale's) in PK order, ``rows_per_commit`` per transaction.
 
     ``engine`` is ``"lsm"``, ``"btree"`` or an opener callable (see ``minidb.engines``);
     ``cache_bytes`` defaults to the scale's IO-bound cache for that engine; ``device`` is the device model
     (preset name or ``DeviceModel``) that turns counted IO into time; ``storage`` the ``Device`` holding the bytes
-    (default: a new ``SimDevice``). 16 clients on 48 cores are seed 000's server. ``ops`` in the summary are rows
-    inserted; query-thread work is reported as ``queries`` and ``queries_per_sec``.
+    (default: a new ``SimDevice``). 16 clients on 48 cores are seed 000's server; ``server_model`` the server's
+    costs (``minidb.sim.server``, default the calibrated model). ``ops`` in the summary are rows inserted;
+    query-thread work is reported as ``queries`` and ``queries_per_sec``.
     """
     rows = scales.insert_benchmark(scale).rows if rows is None else int(rows)
     if rows < 1 or rows_per_commit < 1:
@@ -112,7 +114,7 @@ def insert_benchmark(engine="lsm", rows: int | None = None, cache_bytes: int | N
                          f"{queries_per_commit}")
     drv = sized_driver(engine, rows, cache_bytes, seed, scale=scale, secondary_indexes=secondary_indexes,
                        device=device, storage=storage, clients=clients + query_threads, cores=cores,
-                       interval=interval, engine_options=engine_options)
+                       interval=interval, engine_options=engine_options, server_model=server_model)
     table = drv.table(schema(secondary_indexes))
     queries = _Queries(table, np.random.default_rng([seed, 1]), secondary_indexes)
 
@@ -121,7 +123,8 @@ def insert_benchmark(engine="lsm", rows: int | None = None, cache_bytes: int | N
             queries.run_one(done)
 
     drv.start_measuring()
-    insert_rows(drv, table, RowGenerator(seed), rows, rows_per_commit, between=query)
+    insert_rows(drv, table, RowGenerator(seed), rows, rows_per_commit, between=query,
+                queries=query_threads * queries_per_commit)
     return drv.result(
         "insert_benchmark", ops=rows,
         params=dict(rows=rows, secondary_indexes=secondary_indexes, rows_per_commit=rows_per_commit,
@@ -138,13 +141,16 @@ def sized_driver(engine, rows: int, cache_bytes: int | None = None, seed: int = 
                         **options)
 
 
-def insert_rows(drv: Driver, table, gen: RowGenerator, rows: int, rows_per_commit: int, between=None) -> None:
+def insert_rows(drv: Driver, table, gen: RowGenerator, rows: int, rows_per_commit: int, between=None,
+                queries: int = 0) -> None:
     """Insert ``rows`` rows of ``gen`` into ``table``, ``rows_per_commit`` per transaction, each commit one step
-    of ``drv``; ``between(done)`` runs after each commit, in its step (the query threads' share)."""
+    of ``drv``; ``between(done)`` runs after each commit, in its step (the query threads' share, ``queries``
+    statements)."""
     done = 0
     while done < rows:
         batch = gen.batch(min(rows_per_commit, rows - done))
-        with drv.step(ops=len(batch)):
+        # iibench sends each commit's rows as one multi-row INSERT; each query is a statement of its own
+        with drv.step(ops=len(batch), statements=1 + queries):
             with drv.transaction() as txn:
                 for row in batch:
                     table.insert(row, txn)

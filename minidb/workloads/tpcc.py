@@ -117,12 +117,13 @@ class Population:
 def tpcc(engine="lsm", warehouses: int | None = None, transactions: int | None = None,
          cache_bytes: int | None = None, seed: int = 0, device="nvme", *, scale: str | None = None, storage=None,
          clients: int = 16, cores: int = 28, interval: float = 1.0, reference: scales.Reference | None = None,
-         **engine_options) -> WorkloadResult:
+         server_model=None, **engine_options) -> WorkloadResult:
     """Load ``warehouses`` warehouses, then run ``transactions`` New-Order and Payment transactions.
 
     ``ops`` are transactions (TPS); ``new_orders`` counts committed New-Orders (``new_orders_per_sec`` * 60 is
     tpmC). 28 cores are seed 001's server. ``reference``: the post configuration the cache and LSM sizes scale
-    from (default: the scale's, ``minidb.scale.TPCC``). Other parameters as ``insert_benchmark``.
+    from (default: the scale's, ``minidb.scale.TPCC``); ``server_model``: the server's costs (``minidb.sim.server``,
+    default the calibrated model). Other parameters as ``insert_benchmark``.
     """
     size = scales.tpcc(scale)
     warehouses = size.warehouses if warehouses is None else int(warehouses)
@@ -132,7 +133,8 @@ def tpcc(engine="lsm", warehouses: int | None = None, transactions: int | None =
     rng = np.random.default_rng(seed)
     pop = Population(warehouses, size.items, size.customers_per_district, rng)
     drv = Driver.sized(engine, _db_bytes(pop), reference or size.reference, cache_bytes, seed=seed, device=device,
-                       storage=storage, clients=clients, cores=cores, interval=interval, engine_options=engine_options)
+                       storage=storage, clients=clients, cores=cores, interval=interval, engine_options=engine_options,
+                       server_model=server_model)
     tables = _populate(drv, pop, rng)
     txns = _Transactions(drv, tables, pop, rng)
     kinds = rng.random(transactions) < NEW_ORDER_SHARE

@@ -106,12 +106,18 @@ def test_without_doublewrite_the_torn_page_is_reported_not_read():
         engine.get("primary", b"\0" * 8)
 
 
-def test_turning_doublewrite_off_still_repairs_from_the_old_area_then_drops_it():
+def crashed_during_a_home_write():
+    """A loaded database crashed while writing a page home: (its device, what each keyspace held)."""
     engine, device = load(True)
     for batch in insert_benchmark_batches(300, 3, start=3000):
         engine.write(batch)
     expected = {name: dict(engine.scan(name)) for name in engine.keyspaces()}
     crash_during_home_write(engine, device, 6)
+    return device, expected
+
+
+def test_turning_doublewrite_off_still_repairs_from_the_old_area_then_drops_it():
+    device, expected = crashed_during_a_home_write()
     engine, _ = small_engine(device, doublewrite=False, buffer_pool_bytes=32 * 4096)
     assert engine.recovery["doublewrite_restored"] and not device.exists(DOUBLEWRITE)
     assert {name: dict(engine.scan(name)) for name in engine.keyspaces()} == expected
@@ -127,21 +133,14 @@ class MisplacingRepair(DefaultRepair):
 
 
 def test_a_plugged_repair_repairs_like_the_default():
-    engine, device = load(True)
-    for batch in insert_benchmark_batches(300, 3, start=3000):
-        engine.write(batch)
-    expected = {name: dict(engine.scan(name)) for name in engine.keyspaces()}
-    crash_during_home_write(engine, device, 6)
+    device, expected = crashed_during_a_home_write()
     engine, _ = small_engine(device, buffer_pool_bytes=32 * 4096, torn_page_repair=DefaultRepair())
     assert engine.recovery["doublewrite_restored"]
     assert {name: dict(engine.scan(name)) for name in engine.keyspaces()} == expected
 
 
 def test_a_repair_that_misplaces_a_copy_is_refused():
-    engine, device = load(True)
-    for batch in insert_benchmark_batches(300, 3, start=3000):
-        engine.write(batch)
-    crash_during_home_write(engine, device, 6)
+    device, _ = crashed_during_a_home_write()
     with pytest.raises(ValueError, match="would be written over another page"):
         small_engine(device, buffer_pool_bytes=32 * 4096, torn_page_repair=MisplacingRepair())
 

@@ -19,15 +19,17 @@ def book_model() -> types.ModuleType:
     def times(cpu_seconds, io, device, cores, clients):
         assert io == io_values(IOCounts(**io)) and set(device) == set(device_values(SSD))  # plain values only
         model = SSD.__class__(name="plain", **device)
-        return resource_times(Demand(cpu_seconds, IOCounts(**io)), model, Server(cores=cores, clients=clients))
+        times = resource_times(Demand(cpu_seconds, IOCounts(**io)), model, Server(cores=cores, clients=clients))
+        return {name: times[name] for name in RESOURCES}  # the serial section is the server's, not a device's
 
     module.resource_times = times
     return module
 
 
 def test_plugged_model_gives_the_books_times():
-    demand, server = Demand(0.01, IO), Server(cores=4, clients=2)
-    assert plugged(book_model())(demand, SSD, server) == resource_times(demand, SSD, server)
+    server = Server(cores=4, clients=2)
+    for demand in (Demand(0.01, IO), Demand(0.01, IO, serial_seconds=0.002)):  # the server's serial section added
+        assert plugged(book_model())(demand, SSD, server) == resource_times(demand, SSD, server)
 
 
 def test_simulator_times_steps_with_the_plugged_model():

@@ -1,0 +1,58 @@
+"""The server model's validation table at the tiny scale: what it predicts of runs it was not fitted to."""
+
+import pytest
+
+from minidb.experiments import calibration, claims
+from minidb.experiments import server_model as sm
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return sm.run("tiny", cache_dir=False, progress=False)
+
+
+def test_the_calibration_is_fitted_once_on_seed_001_and_its_parameters_are_positive():
+    table = calibration.fit()
+    assert set(table.engine) == set(calibration.ENGINES)
+    assert (table.server_cpu_ms_per_txn > 0).all()
+    assert (table.published_cpu_ms_per_txn > table.engine_cpu_ms_per_txn).all()
+    attrs = table.attrs
+    assert attrs["statement_seconds"] == pytest.approx(calibration.STATEMENT_TO_ROW * attrs["row_seconds"])
+    # the fit reproduces the CPU per transaction it was fitted to, on the run it was fitted on
+    units = (attrs["statement_seconds"] * table.statements_per_txn.mean()
+             + attrs["row_seconds"] * table.rows_per_txn.mean())
+    assert units * 1000 == pytest.approx(attrs["server_cpu_ms_per_txn"])
+    assert calibration.calibrated_server(binlog=True).row_seconds == attrs["row_seconds"]
+
+
+def test_the_validation_claims_that_must_hold_at_tiny_hold(tiny):
+    assert claims.failing(sm.claims(tiny), "tiny") == []
+
+
+def test_every_target_of_the_issue_is_in_the_table_and_a_missed_one_says_why(tiny):
+    table = sm.claims(tiny)
+    assert len(table) == 2 + 1 + 1 + 2 * 2 * 3  # F1 x2, F3, F4, clients: 2 compactions x 2 binlog x (1, 2, 16)
+    assert all(c.reason for c in table if not c.holds)
+
+
+def test_the_client_count_table_runs_every_point_and_throughput_grows_with_clients(tiny):
+    table = tiny["clients"]
+    assert len(table) == (1 + len(sm.COMPACTIONS)) * 2 * len(sm.CLIENTS)
+    for _, runs in table.groupby(["engine", "compaction", "binlog"], dropna=False):
+        rates = runs.sort_values("clients").ops_per_sec.to_numpy()
+        assert (rates[1:] > rates[:-1]).all()  # below the cores and the serial point, more clients do more
+    on, off = table[table.binlog], table[~table.binlog]
+    assert (on.binlog_kb_per_op > 0).all() and (off.binlog_kb_per_op == 0).all()
+    assert on.serial_seconds_per_op.mean() > off.serial_seconds_per_op.mean()  # the binlog's flush is serial
+
+
+def test_the_published_table_is_seed_000s():
+    pub = sm.published()
+    assert set(pub.clients) >= set(sm.CLIENTS)
+    assert sm.PUBLISHED_BTREE in set(pub.engine)
+
+
+def test_the_server_slows_the_in_memory_inserts_the_engines_alone_ran_too_fast(tiny):
+    rates = tiny["before_after"].set_index(["engine", "server"]).ops_per_sec
+    for engine in ("btree", "lsm"):
+        assert rates[engine, False] > 2 * rates[engine, True]  # before: several times the post's rates
