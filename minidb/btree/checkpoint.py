@@ -94,7 +94,7 @@ class LogFreeCheck:
             self._async_flush(point(ASYNC, capacity))
         if self.redo.age >= point(CHECKPOINT_ASYNC, capacity) and self.checkpointable() > self.redo.checkpoint_lsn:
             with self.stats.cause("checkpoint"):
-                self.write_checkpoint(self.oldest())
+                self.write_checkpoint(self.checkpointable())
 
     def _job_done(self) -> None:
         if self.job is not None and (self.clock is None or self.clock.now >= self.job[1]):
@@ -141,11 +141,8 @@ class LogFreeCheck:
         return self.oldest() if keep is None else min(self.oldest(), keep)
 
     def write_checkpoint(self, lsn: int) -> None:
-        """Record checkpoint LSN ``lsn`` (every change before it is durable in the tablespace), or an open
-        transaction's first group if that is older. The caller sets the IO cause."""
-        keep = self.keep_from()
-        if keep is not None:
-            lsn = min(lsn, keep)
+        """Record checkpoint LSN ``lsn`` (at most ``checkpointable()``: every change before it is durable in the
+        tablespace and no open transaction needs it). The caller sets the IO cause."""
         if self.doublewrite is None:
             self.tablespace.sync()  # pages written without doublewrite are made durable here, before the log goes
         self.redo.write_checkpoint(lsn, self.page_size)
@@ -156,5 +153,5 @@ class LogFreeCheck:
         the IO cause."""
         pages, _ = self._write_below(_NO_LIMIT)
         self.job = None  # whatever was in flight is written now
-        self.write_checkpoint(self.oldest())
+        self.write_checkpoint(self.checkpointable())
         return pages

@@ -101,27 +101,14 @@ class Tablespace:
 
     def check(self, page_no: int, buf) -> None:
         """CorruptionError unless ``buf`` is a valid image of page ``page_no`` (or a never-written zero page)."""
-        if self.compressed:
-            return self._check_image(page_no, buf)
-        check_page(page_no, buf)
+        check_page(page_no, buf, self._expand if self.compressed else None)
 
-    def _check_image(self, page_no: int, buf) -> None:
-        """``check`` for a compressed image: checksum, page number, then the expanded page's structure."""
-        if pg.stored_checksum(buf) != pg.checksum(buf):
-            if pg.is_zero(buf):
-                return
-            raise CorruptionError(f"{FILE} page {page_no}: checksum mismatch in its {self.block}-byte compressed "
-                                  f"image: torn or corrupted page")
-        found = int.from_bytes(bytes(buf[4:8]), "little")
-        if found != page_no:
-            raise CorruptionError(f"{FILE} page {page_no}: holds page {found} (a misdirected write)")
+    def _expand(self, page_no: int, image) -> bytes:
+        """The page a compressed image holds, for a check (not counted as the engine's work)."""
         try:
-            page, _ = zp.expand(buf, self.page_size, zp.ZipStats())  # a check: not counted as the engine's work
+            return zp.expand(image, self.page_size, zp.ZipStats())[0]
         except CorruptionError as exc:
             raise CorruptionError(f"{FILE} page {page_no}: checksum right but {exc}") from None
-        problem = pg.structure_error(page, page_no)
-        if problem is not None:
-            raise CorruptionError(f"{FILE} page {page_no}: checksum right but malformed: {problem}")
 
     def valid(self, page_no: int, buf) -> bool:
         """True if ``buf`` passes ``check`` for ``page_no``."""
@@ -166,18 +153,21 @@ class Tablespace:
         return max(self.file.size, pages * self.block)
 
 
-def check_page(page_no: int, buf) -> None:
+def check_page(page_no: int, buf, expand=None) -> None:
     """CorruptionError unless ``buf`` is a valid image of page ``page_no`` (or a never-written zero page): its
-    checksum, its page number (a misdirected write) and its structure."""
+    checksum, its page number (a misdirected write) and its structure; ``expand(page_no, buf)`` gives the page a
+    compressed image holds (None: ``buf`` is the page)."""
     stored = pg.stored_checksum(buf)
     if stored != pg.checksum(buf):
         if pg.is_zero(buf):
             return
-        raise CorruptionError(f"{FILE} page {page_no}: checksum mismatch (stored {stored:#010x}, computed "
+        what = "" if expand is None else f" in its {len(buf)}-byte compressed image"
+        raise CorruptionError(f"{FILE} page {page_no}: checksum mismatch{what} (stored {stored:#010x}, computed "
                               f"{pg.checksum(buf):#010x}): torn or corrupted page")
-    found = pg.Page(bytearray(buf)).page_no
+    found = int.from_bytes(bytes(buf[pg.PAGE_NO_OFFSET:pg.PAGE_NO_OFFSET + 4]), "little")
     if found != page_no:
         raise CorruptionError(f"{FILE} page {page_no}: holds page {found} (a misdirected write)")
-    problem = pg.structure_error(buf, page_no)
+    page = buf if expand is None else expand(page_no, buf)
+    problem = pg.structure_error(page, page_no)
     if problem is not None:
         raise CorruptionError(f"{FILE} page {page_no}: checksum right but malformed: {problem}")
