@@ -7,6 +7,12 @@ jupyter-cache that the build then reads (``execute_notebooks: cache`` in ``_conf
 folder named by ``offline_site.cache_folder``: the scale and a digest of the engines' sources and the published
 data, so a change to any of them is a cold build and a stale result is never shown.
 
+A chapter that reads another chapter's sweeps (chapter 2b validates the server model on chapters 3, 5 and 6's runs)
+names them in its front matter, ``execute_after: [03_insert_benchmark, ...]`` (file stems in its folder): it starts
+only when they are done, so their points are in the sweep cache instead of being computed twice at the same time.
+The order is for sharing, not correctness: a notebook whose prerequisite failed still runs and computes what it
+needs. Among the notebooks that may start, those that others wait for go first, then reading order.
+
 For each notebook it prints the wall time and the CPU time of its kernel and of the processes the kernel started
 (sweep workers), or that it was already cached. CPU time is what the notebook costs; wall time also depends on
 what else the machine runs.
@@ -21,7 +27,7 @@ import os
 import resource
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 
 import yaml
@@ -51,6 +57,37 @@ def notebooks(book: Path) -> list[Path]:
     return [p for p in pages if p.is_file() and is_myst_markdown_notebook(p.read_text(encoding="utf-8"))]
 
 
+def prerequisites(pages: list[Path]) -> dict[Path, set[Path]]:
+    """For each of ``pages``, the pages among them its front matter's ``execute_after`` names; a name that is not
+    one of ``pages``, or a cycle, is an error that names the notebook."""
+    after = {}
+    for path in pages:
+        names = myst_nb_reader_plugin(str(path)).metadata.get("execute_after", [])
+        if isinstance(names, str) or not isinstance(names, list):
+            raise ValueError(f"{path.name}: execute_after must be a list of notebook names, got {names!r}")
+        after[path] = set()
+        for name in names:
+            other = path.parent / f"{name}.md"
+            if other not in pages or other == path:
+                raise ValueError(f"{path.name}: execute_after names {name!r}, which is not another notebook of the "
+                                 f"book")
+            after[path].add(other)
+    done: set[Path] = set()
+    while len(done) < len(after):  # peel off notebooks whose prerequisites are all placed; what is left is a cycle
+        free = {p for p, before in after.items() if p not in done and before <= done}
+        if not free:
+            raise ValueError("execute_after forms a cycle among " + ", ".join(sorted(p.name for p in after
+                                                                                    if p not in done)))
+        done |= free
+    return after
+
+
+def run_order(pages: list[Path], after: dict[Path, set[Path]]) -> list[Path]:
+    """``pages`` by priority: those another page waits for first, then the others, each group in reading order."""
+    awaited = set().union(*after.values()) if after else set()
+    return [p for p in pages if p in awaited] + [p for p in pages if p not in awaited]
+
+
 def _cpu_seconds() -> float:
     """CPU seconds of this process and of every child it has waited for (kernels, and their sweep workers)."""
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -77,6 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     config = yaml.safe_load((book / "_config.yml").read_text(encoding="utf-8"))
     timeout = int(config.get("execute", {}).get("timeout", 1800))
     os.environ.update(offline_site.KERNEL_ENV)  # the kernels render charts as the build's kernels do
+    after = prerequisites(notebooks(book))
     cache = get_cache(str(offline_site.cache_folder(book / "_build")))
     todo = []
     for path in notebooks(book):
@@ -86,18 +124,28 @@ def main(argv: list[str] | None = None) -> int:
         except KeyError:
             todo.append(path)
     start, failed = time.perf_counter(), []
+    waiting = run_order(todo, after)
     with ProcessPoolExecutor(max_workers=min(args.jobs, len(todo) or 1)) as pool:
-        futures = {path: pool.submit(execute, path, timeout) for path in todo}
-        for path, future in futures.items():
-            nb, error, wall, cpu = future.result()
-            name = path.relative_to(book)
-            if error:
-                failed.append(name)
-                print(f"  {name}: FAILED after {wall:.0f} s\n{error}", flush=True)
-                continue
-            cache.cache_notebook_bundle(CacheBundleIn(nb, str(path), data={"execution_seconds": wall}),
-                                        check_validity=False, overwrite=True)
-            print(f"  {name}: {wall:6.1f} s wall, {cpu:6.1f} s CPU", flush=True)
+        running = {}
+        while waiting or running:
+            pending = set(waiting) | set(running.values())
+            for path in [p for p in waiting if not after[p] & pending]:
+                if len(running) >= args.jobs:
+                    break
+                waiting.remove(path)
+                running[pool.submit(execute, path, timeout)] = path
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                path = running.pop(future)
+                nb, error, wall, cpu = future.result()
+                name = path.relative_to(book)
+                if error:
+                    failed.append(name)
+                    print(f"  {name}: FAILED after {wall:.0f} s\n{error}", flush=True)
+                    continue
+                cache.cache_notebook_bundle(CacheBundleIn(nb, str(path), data={"execution_seconds": wall}),
+                                            check_validity=False, overwrite=True)
+                print(f"  {name}: {wall:6.1f} s wall, {cpu:6.1f} s CPU", flush=True)
     print(f"executed {len(todo) - len(failed)} of {len(todo)} notebooks ({len(notebooks(book)) - len(todo)} "
           f"cached) in {time.perf_counter() - start:.0f} s with {args.jobs} at a time", flush=True)
     return 1 if failed else 0

@@ -69,3 +69,58 @@ def test_jobs_must_be_positive(tool, capsys):
     with pytest.raises(SystemExit):
         tool.main([str(BOOK), "--jobs", "0"])
     assert "--jobs must be >= 1" in capsys.readouterr().err
+
+
+def _book(tmp_path, pages: dict[str, str]):
+    """A book in ``tmp_path`` whose table of contents lists ``pages`` (stem -> Markdown) in order."""
+    book = tmp_path / "book"
+    book.mkdir()
+    stems = list(pages)
+    (book / "_config.yml").write_text("title: t\n", encoding="utf-8")
+    (book / "_toc.yml").write_text(f"format: jb-book\nroot: {stems[0]}\nchapters:\n"
+                                   + "".join(f"  - file: {s}\n" for s in stems[1:]), encoding="utf-8")
+    for stem, text in pages.items():
+        (book / f"{stem}.md").write_text(text, encoding="utf-8")
+    return book
+
+
+def _page(code: str, after: list[str] | None = None) -> str:
+    """A notebook page running ``code``, executed after the pages ``after`` names."""
+    header = PAGE.split("---\n\n")[0]
+    if after is not None:
+        header += f"execute_after: {after}\n"
+    return f"{header}---\n\n# A page\n\n```{{code-cell}} ipython3\n{code}\n```\n"
+
+
+def test_a_page_starts_after_the_pages_its_front_matter_names(tool, tmp_path, capsys, monkeypatch):
+    """With two kernels at once, the second page would start at once and miss the first one's file."""
+    monkeypatch.setenv("MINIDB_SCALE", "tiny")
+    marker = tmp_path / "first-done"
+    book = _book(tmp_path, {
+        "first": _page(f"import pathlib, time\ntime.sleep(2)\npathlib.Path({str(marker)!r}).write_text('x')"),
+        "second": _page(f"import pathlib\nassert pathlib.Path({str(marker)!r}).is_file()", after=["first"]),
+    })
+    assert tool.main([str(book), "--jobs", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("first.md:") < out.index("second.md:")
+    assert "executed 2 of 2 notebooks" in out
+
+
+def test_awaited_pages_run_first_then_reading_order(tool, tmp_path):
+    book = _book(tmp_path, {"a": _page("1"), "b": _page("2", after=["d"]), "c": _page("3"), "d": _page("4")})
+    pages = tool.notebooks(book)
+    after = tool.prerequisites(pages)
+    assert after[book / "b.md"] == {book / "d.md"} and after[book / "a.md"] == set()
+    assert [p.stem for p in tool.run_order(pages, after)] == ["d", "a", "b", "c"]
+
+
+@pytest.mark.parametrize("pages, message", [
+    ({"a": _page("1", after=["nope"])}, "a.md: execute_after names 'nope', which is not another notebook"),
+    ({"a": _page("1", after=["a"])}, "a.md: execute_after names 'a'"),
+    ({"a": _page("1", after=["b"]), "b": _page("2", after=["a"])}, "execute_after forms a cycle among a.md, b.md"),
+    ({"a": _page("1").replace("---\n\n#", "execute_after: b\n---\n\n#")}, "a.md: execute_after must be a list"),
+])
+def test_a_wrong_execute_after_is_an_error_naming_the_page(tool, tmp_path, pages, message):
+    book = _book(tmp_path, pages)
+    with pytest.raises(ValueError, match=message.replace(".", r"\.")):
+        tool.main([str(book), "--jobs", "1"])
