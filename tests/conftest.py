@@ -2,6 +2,7 @@
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # Simulated engines are deterministic but a single example may take milliseconds: no per-example deadline.
@@ -12,3 +13,12 @@ settings.register_profile(
     "thorough", deadline=None, max_examples=1000, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("MINIDB_HYPOTHESIS", "default"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _sweep_cache_in_the_tests_temp(tmp_path_factory):
+    """Sweeps that use the default cache (the server calibration, a chapter's runs) write it under the session's
+    temporary folder, not in the repository, unless ``MINIDB_CACHE`` names one."""
+    if "MINIDB_CACHE" not in os.environ:
+        os.environ["MINIDB_CACHE"] = str(tmp_path_factory.mktemp("minidb-cache"))
+    yield

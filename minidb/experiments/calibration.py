@@ -17,7 +17,9 @@ fixed from one published experiment, and every other experiment then *predicts* 
        row_seconds = server CPU per transaction / (STATEMENT_TO_ROW x statements + rows)
        statement_seconds = STATEMENT_TO_ROW x row_seconds
 
-The fit is made once per process (``functools.cache``); the same code gives the same numbers on any machine.
+The fit is made once per process (``functools.cache``), from engine runs kept in the sweep cache (``runner``): every
+workload's driver asks for the calibrated server, so without the cache each sweep worker would rerun them. The same
+code gives the same numbers on any machine.
 What it cannot know: sysbench-tpcc runs all five TPC-C transaction types, ours two (``minidb.workloads.tpcc``), so
 our statements stand for the post's only on average; and the post's CPU includes contention between its threads,
 which the fit folds into the per-row cost.
@@ -33,6 +35,7 @@ from .. import scale as scales
 from ..sim.server import ServerModel
 from ..workloads import tpcc
 from ..workloads.tpcc import estimated_db_bytes
+from .runner import sweep
 
 # SQLite 3 (Python's sqlite3), 10,000-row transactions into a table with one secondary index, the best of five:
 # 4.71 us per row as its own INSERT statement, 1.30 us per row through executemany; the statement's own share is
@@ -69,9 +72,11 @@ def engine_run(engine: str) -> dict:
 def fit() -> pd.DataFrame:
     """The calibration table: per engine, the published CPU per transaction, ours, the server's share, and the
     statements and rows; the fitted ``row_seconds`` and ``statement_seconds`` are in its ``attrs``."""
+    pub = published_point()
+    runs = sweep(engine_run, [{"engine": ENGINES[name]} for name in pub.engine], name="server-calibration",
+                 executor=False, progress=False).drop(columns="engine")
     rows = []
-    for _, p in published_point().iterrows():
-        ours = engine_run(ENGINES[p.engine])
+    for p, ours in zip(pub.itertuples(), runs.to_dict("records")):
         rows.append({"engine": p.engine, "published_cpu_ms_per_txn": p.cpu_ms_per_txn, **ours,
                      "server_cpu_ms_per_txn": p.cpu_ms_per_txn - ours["engine_cpu_ms_per_txn"]})
     table = pd.DataFrame(rows)

@@ -124,9 +124,11 @@ def sweep(
         frame = _as_frame(result, params)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
+            # A temporary name of this process's own: two kernels of a parallel book build may store one point at
+            # once, and a crash mid-write never leaves a half cache entry.
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
             frame.to_pickle(tmp)
-            tmp.replace(path)  # a crash mid-write never leaves a half cache entry
+            tmp.replace(path)
         results[i] = frame
 
     bar = tqdm(total=len(points), initial=len(points) - len(todo), desc=name, disable=not progress, leave=False)

@@ -25,6 +25,18 @@ def test_the_calibration_is_fitted_once_on_seed_001_and_its_parameters_are_posit
     assert calibration.calibrated_server(binlog=True).row_seconds == attrs["row_seconds"]
 
 
+def test_the_calibration_runs_come_from_the_sweep_cache_in_a_new_process(tmp_path, monkeypatch):
+    """Every workload's driver asks for the calibrated server: a sweep worker reads the engines' runs from the cache
+    instead of rerunning them, and gets the same parameters."""
+    monkeypatch.setenv("MINIDB_CACHE", str(tmp_path))
+    calibration.fit.cache_clear()
+    first = calibration.fit().attrs
+    assert len(list((tmp_path / "server-calibration").glob("*.pkl"))) == len(calibration.ENGINES)
+    calibration.fit.cache_clear()
+    monkeypatch.setattr(calibration, "tpcc", lambda *a, **k: pytest.fail("the cached run was rerun"))
+    assert calibration.fit().attrs == first
+
+
 def test_the_validation_claims_that_must_hold_at_tiny_hold(tiny):
     assert claims.failing(sm.claims(tiny), "tiny") == []
 
