@@ -368,26 +368,18 @@ class LSMEngine(Engine):
             if found:
                 return value
         with self.device.stats.cause("foreground"):
-            v = cf.version
             target = seek_key(ukey)
-            for f in v.levels[0]:
-                if f.smallest_user <= ukey <= f.largest_user:
-                    found, value = self._probe(cf, f, ukey, target)
-                    if found:
-                        return value
-            for level in range(1, v.num_levels):
-                f = v.file_for_key(level, ukey)
-                if f is not None:
-                    found, value = self._probe(cf, f, ukey, target)
-                    if found:
-                        return value
+            for f in cf.version.files_for_key(ukey):
+                found, value = self._probe(cf, f, ukey, target)
+                if found:
+                    return value
         return None
 
     def _probe(self, cf, f, ukey: bytes, target: bytes):
         """Look ``ukey`` up in one SST: filter first, then one data block. Returns (found, value)."""
         c = self.counters
         c["get_tables_probed"] += 1
-        reader = self.table(cf, f)
+        reader = self._tables.get(f.number) or self.table(cf, f)
         may = reader.may_contain(ukey)
         if may is not None:
             c["bloom_checked"] += 1

@@ -112,13 +112,18 @@ class Version:
         end = len(smallest) if hi is None else bisect.bisect_right(smallest, hi)
         return self.levels[level][first:end]
 
-    def file_for_key(self, level: int, user_key: bytes) -> FileMeta | None:
-        """For a level >= 1: the one file whose range may hold ``user_key`` (binary search), or None."""
-        files = self.levels[level]
-        i = bisect.bisect_left(self._level_keys(level)[1], user_key)
-        if i < len(files) and files[i].smallest_user <= user_key:
-            return files[i]
-        return None
+    def files_for_key(self, user_key: bytes):
+        """The files that may hold ``user_key``, in the order a point lookup reads them (LevelDB's
+        ``Version::Get``): the L0 files whose range holds it, newest first, then at most one file per deeper level."""
+        for f in self.levels[0]:
+            if f.smallest_user <= user_key <= f.largest_user:
+                yield f
+        for level in range(1, len(self.levels)):
+            files = self.levels[level]
+            if files:
+                i = bisect.bisect_left(self._level_keys(level)[1], user_key)
+                if i < len(files) and files[i].smallest_user <= user_key:
+                    yield files[i]
 
     def check(self) -> None:
         """Raise AssertionError unless L1+ files are sorted and disjoint (a consistency check for tests)."""

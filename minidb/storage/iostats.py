@@ -21,9 +21,7 @@ Take a ``snapshot()`` before a phase and subtract it afterwards to get the phase
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass, fields
-from typing import Iterator
 
 FILE_KINDS = (
     "data",  # B+tree tablespace pages
@@ -98,6 +96,23 @@ COUNT_FIELDS = tuple(f.name for f in fields(IOCounts))
 Label = tuple[str, str, str]  # (kind, cause, tag)
 
 
+class _Label:
+    """``with``: one of an IOStats's labels (``_cause`` or ``_tag``) set to ``value`` inside the block, the outer value
+    restored after it. A class rather than a generator: every point lookup enters one, and this costs a third."""
+
+    __slots__ = ("stats", "field", "value", "outer")
+
+    def __init__(self, stats: IOStats, field: str, value: str) -> None:
+        self.stats, self.field, self.value = stats, field, value  # whose label, which one, its value inside
+
+    def __enter__(self) -> None:
+        self.outer = getattr(self.stats, self.field)  # the value to restore
+        setattr(self.stats, self.field, self.value)
+
+    def __exit__(self, *exc) -> None:
+        setattr(self.stats, self.field, self.outer)
+
+
 class IOStats:
     """Counters of device IO keyed by (kind, cause, tag); see the module docstring.
 
@@ -121,27 +136,17 @@ class IOStats:
         """The tag that IO recorded now is attributed to."""
         return self._tag
 
-    @contextmanager
-    def cause(self, name: str) -> Iterator[None]:
+    def cause(self, name: str) -> _Label:
         """Attribute IO issued inside the ``with`` block to cause ``name`` (one of ``CAUSES``)."""
         if name not in CAUSES:
             raise ValueError(f"unknown IO cause {name!r}; known causes: {', '.join(CAUSES)}")
-        outer, self._cause = self._cause, name
-        try:
-            yield
-        finally:
-            self._cause = outer
+        return _Label(self, "_cause", name)
 
-    @contextmanager
-    def tag(self, name: str) -> Iterator[None]:
+    def tag(self, name: str) -> _Label:
         """Attribute IO issued inside the ``with`` block to tag ``name`` (e.g. an index name)."""
         if not isinstance(name, str):
             raise ValueError(f"an IO tag must be a string, got {name!r}")
-        outer, self._tag = self._tag, name
-        try:
-            yield
-        finally:
-            self._tag = outer
+        return _Label(self, "_tag", name)
 
     # -- recording (called by devices only) -------------------------------------------------------------------------
     def record(self, op: str, kind: str, nbytes: int = 0) -> None:

@@ -31,7 +31,7 @@ import numpy as np
 from .. import scale as scales
 from ..schema import Schema
 from ..table import RowLayout
-from .distributions import LETTERS, nurand, random_strings
+from .distributions import DIGITS, TextStream, nurand
 from .driver import Driver, WorkloadResult
 
 DISTRICTS = 10  # districts per warehouse (clause 1.2)
@@ -194,14 +194,10 @@ def _sample_rows():
     yield "order_line", SCHEMAS["order_line"], loader.order_line_row(1, 1, 1, 1, True)
 
 
-def _text(rng: np.random.Generator, lo: int, hi: int) -> str:
-    """A random a-string of lo..hi characters (clause 4.3.2.2)."""
-    return random_strings(rng, 1, int(rng.integers(lo, hi, endpoint=True)))[0]
-
-
-def _data(rng: np.random.Generator, lo: int, hi: int) -> str:
-    """Item or stock data: 10% of them contain "ORIGINAL" (clause 4.3.3.1)."""
-    text = _text(rng, lo, hi)
+def _data(text: TextStream, rng: np.random.Generator, lo: int, hi: int) -> str:
+    """Item or stock data, an a-string of ``lo``..``hi`` characters: 10% of them contain "ORIGINAL" (clause
+    4.3.3.1)."""
+    text = text.between(lo, hi)
     if rng.random() < 0.1:
         at = int(rng.integers(0, len(text) - 8, endpoint=True))
         text = text[:at] + "ORIGINAL" + text[at + 8:]
@@ -213,49 +209,53 @@ class _Loader:
 
     def __init__(self, drv: Driver | None, tables: dict | None, pop: Population, rng: np.random.Generator) -> None:
         self.drv, self.tables, self.pop, self.rng = drv, tables, pop, rng
+        # a-strings (clause 4.3.2.2) and n-strings, from generators of their own so that drawing them in chunks
+        # leaves the draws of keys and numbers in order
+        letters, digits = rng.spawn(2)
+        self.text, self.digits = TextStream(letters), TextStream(digits, DIGITS)
         self.next_history = 1  # h_id of the next history row
         self._pending: list[tuple[str, tuple]] = []  # rows waiting for the next load commit
 
     def address(self) -> str:
         """street_1, street_2, city (10..20 characters each), state (2), zip (9), in one string."""
-        rng = self.rng
-        return ",".join([_text(rng, 10, 20), _text(rng, 10, 20), _text(rng, 10, 20), _text(rng, 2, 2),
-                         random_strings(rng, 1, 4, np.frombuffer(b"0123456789", dtype="S1"))[0] + "11111"])
+        text = self.text
+        return ",".join([text.between(10, 20), text.between(10, 20), text.between(10, 20), text.string(2),
+                         self.digits.string(4) + "11111"])
 
     def warehouse_row(self, w: int) -> tuple:
-        return (w, _text(self.rng, 6, 10), self.address(), float(self.rng.integers(0, 2000)) / 10000, 300_000.0)
+        return (w, self.text.between(6, 10), self.address(), float(self.rng.integers(0, 2000)) / 10000, 300_000.0)
 
     def district_row(self, w: int, d: int) -> tuple:
-        return (w, d, _text(self.rng, 6, 10), self.address(), float(self.rng.integers(0, 2000)) / 10000, 30_000.0,
+        return (w, d, self.text.between(6, 10), self.address(), float(self.rng.integers(0, 2000)) / 10000, 30_000.0,
                 self.pop.customers + 1)
 
     def customer_row(self, w: int, d: int, c: int) -> tuple:
         rng = self.rng
         number = c - 1 if c <= self.pop.names else self.pop.name_number(rng)
         credit = "BC" if rng.random() < 0.1 else "GC"
-        return (w, d, c, _text(rng, 8, 16), "OE", last_name(number), self.address(), START_TIME, credit, 50_000.0,
-                float(rng.integers(0, 5000)) / 10000, -10.0, 10.0, 1, 0, _text(rng, 300, 500))
+        return (w, d, c, self.text.between(8, 16), "OE", last_name(number), self.address(), START_TIME, credit,
+                50_000.0, float(rng.integers(0, 5000)) / 10000, -10.0, 10.0, 1, 0, self.text.between(300, 500))
 
     def history_row(self, w: int, d: int, c: int) -> tuple:
         h = self.next_history
         self.next_history += 1
-        return (h, c, d, w, d, w, START_TIME, 10.0, _text(self.rng, 12, 24))
+        return (h, c, d, w, d, w, START_TIME, 10.0, self.text.between(12, 24))
 
     def item_row(self, i: int) -> tuple:
         rng = self.rng
-        return (i, int(rng.integers(1, 10_000, endpoint=True)), _text(rng, 14, 24),
-                float(rng.integers(100, 10_000, endpoint=True)) / 100, _data(rng, 26, 50))
+        return (i, int(rng.integers(1, 10_000, endpoint=True)), self.text.between(14, 24),
+                float(rng.integers(100, 10_000, endpoint=True)) / 100, _data(self.text, rng, 26, 50))
 
     def stock_row(self, w: int, i: int) -> tuple:
         rng = self.rng
-        dist = random_strings(rng, 1, 240, LETTERS)[0]  # s_dist_01 .. s_dist_10, 24 characters each
-        return (w, i, int(rng.integers(10, 100, endpoint=True)), dist, 0, 0, 0, _data(rng, 26, 50))
+        dist = self.text.string(240)  # s_dist_01 .. s_dist_10, 24 characters each
+        return (w, i, int(rng.integers(10, 100, endpoint=True)), dist, 0, 0, 0, _data(self.text, rng, 26, 50))
 
     def order_line_row(self, w: int, d: int, o: int, number: int, delivered: bool) -> tuple:
         rng = self.rng
         amount = 0.0 if delivered else float(rng.integers(1, 999_999, endpoint=True)) / 100
         return (w, d, o, number, int(rng.integers(1, self.pop.items, endpoint=True)), w,
-                START_TIME if delivered else None, 5, amount, random_strings(rng, 1, 24, LETTERS)[0])
+                START_TIME if delivered else None, 5, amount, self.text.string(24))
 
     def _add(self, table: str, row: tuple) -> None:
         self._pending.append((table, row))
@@ -303,6 +303,7 @@ class _Transactions:
 
     def __init__(self, drv: Driver, tables: dict, pop: Population, rng: np.random.Generator) -> None:
         self.drv, self.t, self.pop, self.rng = drv, tables, pop, rng
+        self.text = TextStream(rng.spawn(1)[0])  # history data (a-strings), drawn apart from keys and amounts
         self.new_orders = 0  # committed New-Order transactions
         self.rollbacks = 0  # New-Orders rolled back for an unused item (1%)
         self.next_history = pop.warehouses * DISTRICTS * pop.customers + 1  # h_id of the next history row
@@ -381,5 +382,5 @@ class _Transactions:
                 changes["c_data"] = (info + customer.c_data)[:500]
             t["customer"].update((cw, cd, customer.c_id), changes, txn)
             t["history"].insert((self.next_history, customer.c_id, cd, cw, d, w, self.now, amount,
-                                 _text(rng, 12, 24)), txn)
+                                 self.text.between(12, 24)), txn)
             self.next_history += 1

@@ -7,11 +7,14 @@ import types
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from minidb import data, scale
 from minidb.storage import SimDevice, preset
 from minidb.workloads import Driver
-from minidb.workloads.distributions import IntStream, Zipf, nurand, random_strings, scramble, sysbench_pattern
+from minidb.workloads.distributions import (DIGITS, IntStream, TextStream, Zipf, nurand, random_strings, scramble,
+                                            sysbench_pattern)
 from minidb.workloads.driver import device_model
 from minidb import engines
 from minidb.engines import REGISTRY, open_engine
@@ -182,6 +185,26 @@ def test_int_stream_is_uniform_and_repeatable():
     assert [b.next() for _ in range(6000)] == values
     with pytest.raises(ValueError, match="empty range"):
         IntStream(np.random.default_rng(0), 2, 1)
+
+
+@given(lengths=st.lists(st.integers(0, 25), max_size=40), chunk=st.integers(1, 16))
+def test_text_stream_cuts_the_drawn_characters_in_order_across_chunks(lengths, chunk):
+    """Strings are consecutive slices of one character stream, whatever the chunk: a string longer than the chunk,
+    or ending exactly at the chunk's end (N) or one before it (N-1), loses and repeats nothing."""
+    cut = TextStream(np.random.default_rng(5), DIGITS, chunk=chunk)
+    strings = [cut.string(n) for n in lengths]
+    assert [len(s) for s in strings] == lengths and all(s.isdigit() or s == "" for s in strings)
+    whole = TextStream(np.random.default_rng(5), DIGITS, chunk=chunk)
+    assert "".join(strings) == "".join(whole.string(1) for _ in range(sum(lengths)))
+
+
+def test_text_stream_lengths_are_uniform_between_the_bounds_and_repeatable():
+    a = TextStream(np.random.default_rng(3), chunk=64)
+    texts = [a.between(2, 5) for _ in range(4000)]
+    assert {len(t) for t in texts} == {2, 3, 4, 5} and all(t.isalpha() for t in texts)
+    assert max(sum(len(t) == n for t in texts) for n in range(2, 6)) < 1.15 * 1000
+    b = TextStream(np.random.default_rng(3), chunk=64)
+    assert [b.between(2, 5) for _ in range(4000)] == texts
 
 
 # -- the driver -------------------------------------------------------------------------------------------------------
