@@ -15,7 +15,7 @@ install: $(INSTALLED)
 $(INSTALLED): pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip "setuptools>=77,<81" wheel
-	$(PY) -m pip install --quiet -e .
+	MINIDB_EXTENSIONS=0 $(PY) -m pip install --quiet -e .  # the extensions are compiled by `make build`
 	touch $@
 
 # The Cython extensions, compiled in place; rebuilt only when a .pyx or .pxd changes.

@@ -2,6 +2,10 @@
 
 Release builds turn bounds and wrap-around checks off and compile with -O3; set ``MINIDB_CYTHON_DEBUG=1`` to
 turn the checks back on while developing an extension.
+
+``make install`` sets ``MINIDB_EXTENSIONS=0`` for pip's editable install, which then only links the package; ``make
+build`` compiles the extensions in place, several at a time. Left to pip, every extension would be compiled twice,
+once by pip one after another and again in place.
 """
 
 import os
@@ -11,6 +15,7 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 DEBUG = os.environ.get("MINIDB_CYTHON_DEBUG") == "1"
+EXTENSIONS = os.environ.get("MINIDB_EXTENSIONS", "1") != "0"
 
 
 def extensions():
@@ -25,7 +30,7 @@ def extensions():
 
 
 setup(
-    ext_modules=cythonize(
+    ext_modules=[] if not EXTENSIONS else cythonize(
         extensions(),
         language_level=3,
         compiler_directives={
