@@ -9,7 +9,7 @@ import vl_convert
 
 from browser import CHROMIUM, drawn_after
 from minidb.book.explorable import (ANY, MAX_EMBED_BYTES, bound_params, chart_note, embedded_rows, explorable,
-                                     long_form)
+                                     long_form, step_values)
 
 
 def grid() -> pd.DataFrame:
@@ -43,12 +43,40 @@ def test_an_evenly_spaced_number_gets_a_slider_and_anything_else_a_dropdown():
     assert binds["pick_change_buffer"]["options"] == [False, True]
 
 
-def test_uneven_numbers_get_a_dropdown_of_their_values():
+def test_uneven_numbers_get_a_slider_over_their_steps_and_say_which_value_is_chosen():
     g = grid()
     g = g[g.cache_pct.isin([5, 10, 20, 50, 100])]
+    chart = explorable(g, "engine", "reads_per_insert", ["cache_pct"], start={"cache_pct": 20})
+    binds = bound_params(chart)
+    assert binds == {"pick_cache_pct_step": {"input": "range", "min": 1, "max": 5, "step": 1,
+                                             "name": "cache (%): step of 5 "}}
+    assert step_values(chart, "cache_pct") == [5, 10, 20, 50, 100]
+    spec = chart.to_dict()
+    params = {p["name"]: p for p in [*spec.get("params", []), *(p for layer in spec["layer"]
+                                                                 for p in layer.get("params", []))]}
+    assert params["pick_cache_pct_step"]["value"] == 3, "the start value's step"
+    texts = [layer["mark"]["text"]["expr"] for layer in spec["layer"] if layer["mark"]["type"] == "text"]
+    assert texts == ["\"cache (%): \" + format(pick_cache_pct, ',')"], "the chosen value, written above the plot"
+    assert step_values(explorable(grid(), "engine", "reads_per_insert", ["cache_pct"]), "cache_pct") is None
+
+
+def test_fewer_numbers_than_a_slider_needs_get_a_dropdown_of_their_values():
+    g = grid()
+    g = g[g.cache_pct.isin([5, 10, 100])]
     binds = bound_params(explorable(g, "engine", "reads_per_insert", ["cache_pct"]))
     assert binds["pick_cache_pct"]["input"] == "select"
-    assert binds["pick_cache_pct"]["options"] == [5, 10, 20, 50, 100]
+    assert binds["pick_cache_pct"]["options"] == [5, 10, 100]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (Debian package chromium), which .ci/run installs")
+def test_moving_a_step_slider_in_a_browser_draws_the_rows_of_the_value_at_that_step():
+    g = grid()
+    g = g[g.cache_pct.isin([5, 10, 20, 50, 100])]
+    chart = explorable(g, "engine", "reads_per_insert", ["cache_pct"], mark="point")
+    record = drawn_after(chart, {"cache (%): step of 5": 4})
+    assert "error" not in record, record
+    assert {d["cache_pct"] for d in record["before"]} == {5}
+    assert {d["cache_pct"] for d in record["after"]} == {50}
 
 
 def test_the_chosen_layer_filters_on_every_control():
