@@ -110,7 +110,8 @@ def explorable(grid: pd.DataFrame, x: str, y: str, controls: list[str], *, color
         marks = alt.Chart(published).mark_point(shape="diamond", size=110, filled=True,
                                                 color=PUBLISHED_COLOR).properties(name=PUBLISHED).encode(
             x=x_enc, y=alt.Y(f"{y}:Q"),
-            tooltip=[c for c in (x, y, color, *controls) if c and c in published.columns])
+            tooltip=[c for c in dict.fromkeys((x, y, color, *controls, *published.columns))  # and what it is
+                     if c and c in published.columns])
         # a published point follows the controls it has a column for (the metric shown, say), and no others
         shared = [cond for column, cond in zip(controls, conditions) if column in published.columns]
         for cond in shared:
