@@ -213,7 +213,6 @@ def _control(values: pd.Series, column: str, start) -> _Control:
     return _Control([steps, value], value, readout=f"{json.dumps(_title(column) + ': ')} + format({name}, ',')")
 
 
-
 def _readout_layer(text: str, line: int) -> alt.Chart:
     """A line of text above the plot, from the Vega expression ``text`` (a step slider's value)."""
     return alt.Chart(alt.Data(values=[{}])).mark_text(
@@ -222,6 +221,7 @@ def _readout_layer(text: str, line: int) -> alt.Chart:
 
 
 def _numbers(values: list) -> bool:
+    """Whether every one of ``values`` is a number (a bool is not)."""
     return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
 
 
