@@ -2,8 +2,10 @@
 
 A reader of the published book runs no Python, but the experiments are deterministic sweeps over a few parameters.
 So the book runs the sweep at build time (through the cached sweep runner), embeds the whole grid in the page, and
-lets Vega-Lite filter it in the browser: each control (a slider for an evenly spaced number, a dropdown otherwise)
-is a Vega-Lite parameter, and the drawn marks are the grid rows whose columns equal the parameters' values. The
+lets Vega-Lite filter it in the browser: each control is a Vega-Lite parameter, and the drawn marks are the grid
+rows whose columns equal the parameters' values. A number swept over ``SLIDER_MIN_VALUES`` values or more gets a
+slider: over the values themselves when they are evenly spaced, else over their steps (a cache that doubles, the
+IOPS the post bought), with the value the step stands for written above the plot; anything else gets a dropdown. The
 published points stay on the chart as fixed marks, so the reader sees where the post stands in the space they
 explore, and every grid row stays drawn faintly behind the chosen one, so the reader sees the whole space too
 (every row of the metric shown, when a ``metric`` control says what the y axis holds: another metric is another
@@ -26,6 +28,7 @@ default): then it keeps every ``k``-th value of the x column and says so in the 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 import altair as alt
 import numpy as np
@@ -34,7 +37,8 @@ import pandas as pd
 from . import charts
 
 MAX_EMBED_BYTES = 1_000_000  # most bytes of grid rows one chart embeds in a page (the issue's "about 1 MB")
-SLIDER_MIN_VALUES = 4  # a numeric control with at least this many evenly spaced values gets a slider
+SLIDER_MIN_VALUES = 4  # a numeric control with at least this many values gets a slider
+READOUT_LINE = 14  # pixels between the readouts of step sliders above the plot
 GHOST_COLOR = "#d0d0d0"  # every grid row, drawn behind the chosen ones
 PUBLISHED_COLOR = "#000000"  # the published points: black, whatever the engine
 CHOSEN = "chosen"  # name of the layer drawing the rows the controls pick (its Vega marks: "chosen_marks")
@@ -56,7 +60,7 @@ def explorable(grid: pd.DataFrame, x: str, y: str, controls: list[str], *, color
     same ``x`` and ``y`` columns (and ``color``, if given): drawn always, whatever the controls say. ``mark`` is one
     of ``MARKS``, ``x_scale`` one of ``SCALES``.
     """
-    needed = [x, y, *controls] + ([color] if color else [])
+    needed = list(dict.fromkeys([x, y, *controls] + ([color] if color else [])))  # x may be the colour too
     _require(grid, needed, "the grid")
     if not controls:
         raise ValueError("explorable: give at least one control column (else a plain chart does the job)")
@@ -67,11 +71,13 @@ def explorable(grid: pd.DataFrame, x: str, y: str, controls: list[str], *, color
     if x_scale not in SCALES:
         raise ValueError(f"explorable: unknown x_scale {x_scale!r}; use one of {', '.join(SCALES)}")
     rows, note = _embeddable(grid[needed], x, max_bytes, thin)
-    params, conditions = [], []
+    params, conditions, readouts = [], [], []
     for column in controls:
-        param = _control(rows[column], column, (start or {}).get(column))
-        params.append(param)
-        conditions.append((alt.datum[column] == param) | (alt.datum[column] == ANY))
+        control = _control(rows[column], column, (start or {}).get(column))
+        params.extend(control.params)
+        conditions.append((alt.datum[column] == control.value) | (alt.datum[column] == ANY))
+        if control.readout is not None:
+            readouts.append(control.readout)
     chosen = conditions[0]
     for cond in conditions[1:]:
         chosen = chosen & cond
@@ -104,12 +110,14 @@ def explorable(grid: pd.DataFrame, x: str, y: str, controls: list[str], *, color
         marks = alt.Chart(published).mark_point(shape="diamond", size=110, filled=True,
                                                 color=PUBLISHED_COLOR).properties(name=PUBLISHED).encode(
             x=x_enc, y=alt.Y(f"{y}:Q"),
-            tooltip=[c for c in (x, y, color, *controls) if c and c in published.columns])
+            tooltip=[c for c in dict.fromkeys((x, y, color, *controls, *published.columns))  # and what it is
+                     if c and c in published.columns])
         # a published point follows the controls it has a column for (the metric shown, say), and no others
         shared = [cond for column, cond in zip(controls, conditions) if column in published.columns]
         for cond in shared:
             marks = marks.transform_filter(cond)
         layers.append(marks)
+    layers.extend(_readout_layer(text, i) for i, text in enumerate(readouts))
     # usermeta is Vega-Lite's place for a tool's own data: the note travels with the spec, unseen by the renderer
     # a thinned grid says so under the title, where the reader sees it
     heading = alt.Title(title or "", subtitle=note) if note else (title or alt.Undefined)
@@ -145,16 +153,21 @@ def embedded_rows(chart) -> list[dict]:
 
 def bound_params(chart) -> dict[str, dict]:
     """``{parameter name: its bind spec}`` of every control in ``chart``'s spec."""
-    spec = _spec(chart)
-    out = {}
-    for layer in spec.get("layer", []):
-        for p in layer.get("params", []):
-            if "bind" in p:
-                out[p["name"]] = p["bind"]
-    for p in spec.get("params", []):
-        if "bind" in p:
-            out[p["name"]] = p["bind"]
-    return out
+    return {p["name"]: p["bind"] for p in _all_params(_spec(chart)) if "bind" in p}
+
+
+def step_values(chart, column: str) -> list | None:
+    """The values the step slider of ``column`` in ``chart`` moves over, in order (None if it has none)."""
+    name = _param_name(column)
+    for param in _all_params(_spec(chart)):
+        if param.get("name") == name and "expr" in param:
+            return json.loads(param["expr"].rsplit("[", 1)[0])
+    return None
+
+
+def _all_params(spec: dict) -> list[dict]:
+    """The parameters of ``spec`` and of its layers."""
+    return [*spec.get("params", []), *(p for layer in spec.get("layer", []) for p in layer.get("params", []))]
 
 
 def _spec(chart) -> dict:
@@ -163,8 +176,19 @@ def _spec(chart) -> dict:
 
 
 # -- the controls ---------------------------------------------------------------------------------------------------
-def _control(values: pd.Series, column: str, start) -> alt.Parameter:
-    """A parameter named after ``column``, bound to a slider (evenly spaced numbers) or a dropdown."""
+@dataclass(frozen=True)
+class _Control:
+    """What one control adds to the chart: its parameters, the one holding the chosen value, and for a step
+    slider the Vega expression of the text saying which value its step stands for (else None)."""
+
+    params: list
+    value: alt.Parameter
+    readout: str | None = None
+
+
+def _control(values: pd.Series, column: str, start) -> _Control:
+    """The parameter ``pick_<column>`` holding the value chosen by a slider (numbers, see the module docstring)
+    or a dropdown."""
     distinct = sorted((v for v in values.dropna().unique().tolist() if v != ANY), key=_sort_key)
     if not distinct:
         raise ValueError(f"explorable: the control {column!r} has no value but {ANY!r}")
@@ -173,19 +197,36 @@ def _control(values: pd.Series, column: str, start) -> alt.Parameter:
     elif start not in distinct:
         raise ValueError(f"explorable: start value {start!r} of {column!r} is not in the grid ({distinct})")
     name = _param_name(column)
+    if not _numbers(distinct) or len(distinct) < SLIDER_MIN_VALUES:
+        bind = alt.binding_select(options=distinct, labels=[str(v) for v in distinct], name=f"{_title(column)} ")
+        return _Control([param := alt.param(name=name, value=_plain(start), bind=bind)], param)
     step = _even_step(distinct)
     if step is not None:
         bind = alt.binding_range(min=distinct[0], max=distinct[-1], step=step, name=f"{_title(column)} ")
-    else:
-        bind = alt.binding_select(options=distinct, labels=[str(v) for v in distinct], name=f"{_title(column)} ")
-    return alt.param(name=name, value=_plain(start), bind=bind)
+        return _Control([param := alt.param(name=name, value=_plain(start), bind=bind)], param)
+    # uneven numbers: the slider moves over their steps 1..n; a second parameter looks the value up
+    plain = [_plain(v) for v in distinct]
+    steps = alt.param(name=f"{name}_step", value=distinct.index(start) + 1,
+                      bind=alt.binding_range(min=1, max=len(distinct), step=1,
+                                             name=f"{_title(column)}: step of {len(distinct)} "))
+    value = alt.param(name=name, expr=f"{json.dumps(plain)}[{steps.name} - 1]")
+    return _Control([steps, value], value, readout=f"{json.dumps(_title(column) + ': ')} + format({name}, ',')")
+
+
+def _readout_layer(text: str, line: int) -> alt.Chart:
+    """A line of text above the plot, from the Vega expression ``text`` (a step slider's value)."""
+    return alt.Chart(alt.Data(values=[{}])).mark_text(
+        align="left", baseline="bottom", x=0, y=-4 - READOUT_LINE * line, fontWeight="bold",
+        text=alt.ExprRef(expr=text))
+
+
+def _numbers(values: list) -> bool:
+    """Whether every one of ``values`` is a number (a bool is not)."""
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
 
 
 def _even_step(values: list) -> float | None:
-    """The step of evenly spaced numeric ``values`` (at least ``SLIDER_MIN_VALUES`` of them), else None."""
-    if len(values) < SLIDER_MIN_VALUES or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                                   for v in values):
-        return None
+    """The step of evenly spaced numeric ``values``, else None."""
     steps = np.diff(np.asarray(values, dtype=float))
     if np.allclose(steps, steps[0], rtol=1e-9, atol=0):
         step = float(steps[0])

@@ -55,6 +55,14 @@ SIZE_CONFIGS = {
     "lsm zstd": ("lsm", {"compression": "zstd"}),
     "lsm lz4 + zstd bottommost": ("lsm", {"compression": "lz4", "bottommost_compression": "zstd"}),
 }
+# Each configuration as the two settings chapter 8's explorable figure offers: the B+tree's page layout (fill
+# factor or compressed key blocks) and the LSM's compression. None where a setting is not the engine's.
+EXPLORE_SETTINGS = {
+    "btree": ("16 KiB, fill 15/16", None), "btree fill 100%": ("16 KiB, fill 100%", None),
+    "btree zlib 8K": ("zlib, 8 KiB blocks", None), "btree zlib 4K": ("zlib, 4 KiB blocks", None),
+    "lsm none": (None, "none"), "lsm lz4": (None, "lz4"), "lsm zstd": (None, "zstd"),
+    "lsm lz4 + zstd bottommost": (None, "lz4 + zstd bottommost"),
+}
 # Seed 004's column families as its options dump shows them (not as its override string says: see the chapter).
 CF_OPTIONS = {"cf1": {"compression": "none", "bottommost_compression": "lz4"},
               "cf2": {"compression": "lz4", "bottommost_compression": "zstd"}}
@@ -199,6 +207,39 @@ def ratios(results: dict[str, pd.DataFrame]) -> pd.Series:
     """Each configuration's data size over the B+tree's (InnoDB defaults), on the same rows."""
     sizes = results["sizes"].set_index("config").data_bytes
     return sizes / sizes["btree"]
+
+
+def compression_grid(results: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The size run's configurations as a grid of two settings (``EXPLORE_SETTINGS``): ``page_layout`` (the
+    B+tree's) and ``lsm_compression``, each None where it is not the engine's, with ``size_vs_btree`` (the data
+    over the uncompressed B+tree's at fill 15/16, InnoDB's defaults) and ``data_mb``. The run's own points: the
+    grid costs nothing more."""
+    sizes = results["sizes"]
+    settings = pd.DataFrame([EXPLORE_SETTINGS[c] for c in sizes.config], columns=["page_layout", "lsm_compression"],
+                            index=sizes.index)
+    return pd.concat([sizes, settings], axis=1).assign(size_vs_btree=sizes.config.map(ratios(results)),
+                                                       data_mb=sizes.data_bytes / 2**20)
+
+
+def published_compression() -> pd.DataFrame:
+    """The seeds' sizes on the same data in ``compression_grid``'s columns: each over InnoDB's in the same post
+    (``size_vs_btree``), from sysbench-tpcc at 100 warehouses (seed 001), 5000 warehouses (seed 003) and the insert
+    benchmark (seed 000, compression off); ``post`` says which."""
+    pub = published()
+    tpcc = pub["tpcc"][pub["tpcc"].measured.str.startswith("data set")]
+    posts = {"sysbench-tpcc 100W (001)": tpcc, "sysbench-tpcc 5000W (003)": pub["cloud"],
+             "insert benchmark (000)": pub["insert_benchmark"].head(2).assign(compression=None)}
+    rows = []
+    for post, table in posts.items():
+        innodb = float(table[table.engine.str.startswith("InnoDB")].size_gb.iloc[0])
+        for engine, compression, size in zip(table.engine, table.compression, table.size_gb):
+            btree = engine.startswith("InnoDB")
+            rows.append({"post": post, "engine": "btree" if btree else "lsm",
+                         "page_layout": EXPLORE_SETTINGS["btree"][0] if btree else None,
+                         "lsm_compression": None if btree else (compression if isinstance(compression, str)
+                                                                else "none"),
+                         "size_vs_btree": float(size) / innodb})
+    return pd.DataFrame(rows)
 
 
 def claims(results: dict[str, pd.DataFrame]) -> list:

@@ -9,7 +9,7 @@ import vl_convert
 
 from browser import CHROMIUM, drawn_after
 from minidb.book.explorable import (ANY, MAX_EMBED_BYTES, bound_params, chart_note, embedded_rows, explorable,
-                                     long_form)
+                                     long_form, step_values)
 
 
 def grid() -> pd.DataFrame:
@@ -43,12 +43,40 @@ def test_an_evenly_spaced_number_gets_a_slider_and_anything_else_a_dropdown():
     assert binds["pick_change_buffer"]["options"] == [False, True]
 
 
-def test_uneven_numbers_get_a_dropdown_of_their_values():
+def test_uneven_numbers_get_a_slider_over_their_steps_and_say_which_value_is_chosen():
     g = grid()
     g = g[g.cache_pct.isin([5, 10, 20, 50, 100])]
+    chart = explorable(g, "engine", "reads_per_insert", ["cache_pct"], start={"cache_pct": 20})
+    binds = bound_params(chart)
+    assert binds == {"pick_cache_pct_step": {"input": "range", "min": 1, "max": 5, "step": 1,
+                                             "name": "cache (%): step of 5 "}}
+    assert step_values(chart, "cache_pct") == [5, 10, 20, 50, 100]
+    spec = chart.to_dict()
+    params = {p["name"]: p for p in [*spec.get("params", []), *(p for layer in spec["layer"]
+                                                                 for p in layer.get("params", []))]}
+    assert params["pick_cache_pct_step"]["value"] == 3, "the start value's step"
+    texts = [layer["mark"]["text"]["expr"] for layer in spec["layer"] if layer["mark"]["type"] == "text"]
+    assert texts == ["\"cache (%): \" + format(pick_cache_pct, ',')"], "the chosen value, written above the plot"
+    assert step_values(explorable(grid(), "engine", "reads_per_insert", ["cache_pct"]), "cache_pct") is None
+
+
+def test_fewer_numbers_than_a_slider_needs_get_a_dropdown_of_their_values():
+    g = grid()
+    g = g[g.cache_pct.isin([5, 10, 100])]
     binds = bound_params(explorable(g, "engine", "reads_per_insert", ["cache_pct"]))
     assert binds["pick_cache_pct"]["input"] == "select"
-    assert binds["pick_cache_pct"]["options"] == [5, 10, 20, 50, 100]
+    assert binds["pick_cache_pct"]["options"] == [5, 10, 100]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (Debian package chromium), which .ci/run installs")
+def test_moving_a_step_slider_in_a_browser_draws_the_rows_of_the_value_at_that_step():
+    g = grid()
+    g = g[g.cache_pct.isin([5, 10, 20, 50, 100])]
+    chart = explorable(g, "engine", "reads_per_insert", ["cache_pct"], mark="point")
+    record = drawn_after(chart, {"cache (%): step of 5": 4})
+    assert "error" not in record, record
+    assert {d["cache_pct"] for d in record["before"]} == {5}
+    assert {d["cache_pct"] for d in record["after"]} == {50}
 
 
 def test_the_chosen_layer_filters_on_every_control():
@@ -185,26 +213,93 @@ def test_rows_a_control_does_not_apply_to_stay_drawn_whatever_it_says():
 
 # -- in plain Jupyter: a chapter's explorable figure, executed at tiny ----------------------------------------------
 def explore_section(path):
-    """The chapter at ``path`` cut to its first code cell (imports, scale) and its "## Explore" section."""
+    """The chapter at ``path`` cut to its first code cell (imports, scale), its "## Explore" section, and the earlier
+    cells that assign a name the section uses without assigning it (the run it draws, as ``runs = f2.run(...)``)."""
+    import ast
+    import re
+
     import jupytext
     import nbformat
 
     nb = jupytext.read(path)
-    cells, inside = [], False
+    first, before, explore, inside = None, [], [], False
     for cell in nb.cells:
         if cell.cell_type == "markdown" and "## " in cell.source:
             heads = [line for line in cell.source.splitlines() if line.startswith("## ")]
             if heads:
                 inside = heads[-1].startswith("## Explore")
-        if cell.cell_type == "code" and (inside or not cells):
-            cells.append(cell)
-    assert len(cells) > 1, f"{path.name} has no Explore section with code"
+        if cell.cell_type != "code":
+            continue
+        if first is None:
+            first = cell
+        else:
+            (explore if inside else before).append(cell)
+    assert explore, f"{path.name} has no Explore section with code"
+
+    def assigned(cell):
+        return set(re.findall(r"^(\w+) = ", cell.source, flags=re.M))
+
+    used = {node.id for cell in explore for node in ast.walk(ast.parse(cell.source)) if isinstance(node, ast.Name)}
+    own = set().union(*map(assigned, explore))
+    needed = {name for cell in before for name in assigned(cell) if name in used - own}
+    cells = [first, *(cell for cell in before if assigned(cell) & needed), *explore]
     return nbformat.v4.new_notebook(cells=cells, metadata=nb.metadata)
 
 
+def combos(rows, columns, metric=None) -> set:
+    """The distinct values of ``columns`` in the embedded ``rows`` (of one metric, if given)."""
+    return {tuple(r[c] for c in columns) for r in rows if metric is None or r["metric"] == metric}
+
+
+def expected_grid(stem):
+    """What chapter ``stem``'s explorable embeds at tiny: (its control columns, the set of their combinations, the
+    step slider's values if it has one, whether it carries the post's points)."""
+    if stem == "03_insert_benchmark":
+        from minidb.experiments.f1_insert_benchmark import CACHE_GRIDS
+
+        pcts = CACHE_GRIDS["tiny"].cache_pcts
+        every = {(e, cb, p) for p in pcts for e, cb in (("btree", True), ("btree", False), ("lsm", ANY))}
+        return ["engine", "change_buffer", "cache_of_rows_pct"], every, ("cache_of_rows_pct", list(pcts)), True
+    if stem == "04_write_efficiency":
+        from minidb.experiments.f2_write_efficiency import KIB, POINTS
+
+        every = {(e, ps // KIB, dw) if e == "btree" else (e, ANY, ANY) for e, ps, dw in POINTS}
+        return ["engine", "page_size_kb", "doublewrite"], every, None, True
+    if stem == "05_memory_sweep":
+        from minidb.experiments.f3_memory_sweep import ENGINES, MEMORY_GB
+
+        return (["engine", "memory_gb"], {(e, m) for e in ENGINES for m in MEMORY_GB}, ("memory_gb", list(MEMORY_GB)),
+                True)
+    if stem == "06_cloud_iops":
+        from minidb.experiments.f4_cloud_iops import ENGINES, VOLUMES
+
+        iops = sorted({i for _, i in VOLUMES})
+        return (["engine", "volume_type", "iops"], {(e, v, i) for e in ENGINES for v, i in VOLUMES}, ("iops", iops),
+                True)
+    if stem == "07_disk_full":
+        from minidb.experiments.f7_disk_full import BEHAVIOURS, FREE_SPACE_PCTS
+
+        return (["behaviour", "free_space_pct"], {(b, f) for b in BEHAVIOURS for f in FREE_SPACE_PCTS}, None, True)
+    if stem == "08_space":
+        from minidb.experiments.f5_space import EXPLORE_SETTINGS, SIZE_CONFIGS
+
+        every = {(SIZE_CONFIGS[c][0], layout or ANY, comp or ANY) for c, (layout, comp) in EXPLORE_SETTINGS.items()}
+        return ["engine", "page_layout", "lsm_compression"], every, None, True
+    if stem == "10_stalls":
+        from minidb.experiments.f6_stalls import COMPACTIONS, TRIGGERS
+
+        return ["compaction", "slowdown_trigger"], {(c, t) for c in COMPACTIONS for t in TRIGGERS}, None, False
+    raise AssertionError(stem)
+
+
 @pytest.mark.parametrize("stem, controls", [
-    ("03_insert_benchmark", {"pick_metric": "select", "pick_change_buffer": "select"}),
+    ("03_insert_benchmark", {"pick_metric": "select", "pick_cache_of_rows_pct_step": "range",
+                             "pick_change_buffer": "select"}),
+    ("04_write_efficiency", {"pick_metric": "select", "pick_page_size_kb": "select", "pick_doublewrite": "select"}),
+    ("05_memory_sweep", {"pick_metric": "select", "pick_memory_gb_step": "range"}),
+    ("06_cloud_iops", {"pick_metric": "select", "pick_volume_type": "select", "pick_iops_step": "range"}),
     ("07_disk_full", {"pick_metric": "select", "pick_free_space_pct": "range"}),
+    ("08_space", {"pick_metric": "select", "pick_page_layout": "select", "pick_lsm_compression": "select"}),
     ("10_stalls", {"pick_compaction": "select", "pick_slowdown_trigger": "range"}),
 ])
 def test_a_chapters_explorable_figure_is_interactive_in_plain_jupyter(stem, controls, monkeypatch):
@@ -231,24 +326,18 @@ def test_a_chapters_explorable_figure_is_interactive_in_plain_jupyter(stem, cont
     # JupyterLab 4 bundles Vega-Lite 5.6; vl-convert's oldest is 5.8: what it compiles uses nothing of 6
     vega = vl_convert.vegalite_to_vega(spec, vl_version="5.8")
     assert {s["name"] for s in vega["signals"] if "bind" in s} == set(controls)
-    if stem == "03_insert_benchmark":
-        from minidb.experiments.f1_insert_benchmark import CACHE_GRIDS
+    columns, every, steps, has_published = expected_grid(stem)
+    metrics = {r["metric"] for r in rows} if "metric" in rows[0] else {None}
+    for metric in metrics:
+        assert combos(rows, columns, metric) == every, f"a row for every combination ({metric or 'the series'})"
+    if steps is not None:
+        column, values = steps
+        assert step_values(spec, column) == values, "the slider steps through every value of the grid"
+    published = [layer for layer in spec["layer"] if layer.get("name") == "published"]
+    assert bool(published and spec["datasets"][published[0]["data"]["name"]]) == has_published
+    if stem == "07_disk_full":
+        from minidb.experiments.f7_disk_full import FREE_SPACE_PCTS
 
-        assert {(r["engine"], r["change_buffer"]) for r in rows} == {("btree", True), ("btree", False),
-                                                                     ("lsm", ANY)}
-        per_line = {len({r["cache_of_db_pct"] for r in rows if r["engine"] == e and r["change_buffer"] == cb})
-                    for e, cb in (("btree", True), ("btree", False), ("lsm", ANY))}
-        assert per_line == {len(CACHE_GRIDS["tiny"].cache_pcts)}, "a point per cache of the grid, on every line"
-    elif stem == "10_stalls":
-        from minidb.experiments.f6_stalls import COMPACTIONS, TRIGGERS
-
-        assert {(r["compaction"], r["slowdown_trigger"]) for r in rows} == {(c, t) for c in COMPACTIONS
-                                                                            for t in TRIGGERS}
-    else:
-        from minidb.experiments.f7_disk_full import BEHAVIOURS, FREE_SPACE_PCTS
-
-        assert {r["free_space_pct"] for r in rows} == set(FREE_SPACE_PCTS)
-        assert {r["behaviour"] for r in rows} == set(BEHAVIOURS)
         slider = bound_params(spec)["pick_free_space_pct"]
         assert (slider["min"], slider["max"]) == (min(FREE_SPACE_PCTS), max(FREE_SPACE_PCTS))
 
@@ -267,6 +356,28 @@ def test_moving_chapter_7s_free_space_slider_in_a_browser_changes_what_is_lost()
     assert lost["before"]["2018 bug"] == f7.published_changes_lost(), "no space free: the post's loss"
     assert lost["after"] == dict.fromkeys(f7.BEHAVIOURS, 0)
     assert {d["free_space_pct"] for d in record["after"]} == {enough}
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (Debian package chromium), which .ci/run installs")
+def test_stepping_chapter_6s_iops_slider_in_a_browser_draws_the_runs_on_more_iops(tmp_path):
+    from minidb.experiments import f4_cloud_iops as f4
+
+    runs = f4.run("tiny", cache_dir=tmp_path, progress=False, executor=False)
+    grid = long_form(runs, ["engine", "volume_type", "iops"], {"tps": "transactions/s"})
+    pub = long_form(f4.published(), ["engine", "volume_type", "iops"], {"tps": "transactions/s"})
+    chart = explorable(grid, x="engine", y="value", controls=["metric", "volume_type", "iops"], color="engine",
+                       published=pub, mark="point", start={"volume_type": "io1"})
+    steps = step_values(chart, "iops")
+    record = drawn_after(chart, {f"IOPS: step of {len(steps)}": len(steps)})  # the last step: the most IOPS
+    assert "error" not in record, record
+    drawn = {when: {(d["engine"], d["volume_type"], d["iops"]): d["value"] for d in record[when]}
+             for when in ("before", "after")}
+    io1 = runs[runs.volume_type == "io1"].set_index(["engine", "iops"]).tps
+    assert set(drawn["before"]) == {(e, "io1", min(steps)) for e in f4.ENGINES}
+    assert set(drawn["after"]) == {(e, "io1", max(steps)) for e in f4.ENGINES}
+    for engine in f4.ENGINES:  # the marks moved to the runs on more IOPS, which make more transactions
+        assert drawn["after"][engine, "io1", max(steps)] == pytest.approx(io1[engine, max(steps)], rel=1e-3)
+        assert drawn["after"][engine, "io1", max(steps)] > drawn["before"][engine, "io1", min(steps)]
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="needs Chromium (Debian package chromium), which .ci/run installs")

@@ -110,6 +110,20 @@ def test_an_explorable_figure_answers_its_slider_in_the_built_site(site):
     assert {d["free_space_pct"] for d in record["after"]} == {max(FREE_SPACE_PCTS)}
 
 
+def test_a_step_slider_answers_in_the_built_site(site):
+    # chapter 6's IOPS slider steps through the post's volumes, which are not evenly spaced
+    from browser import CHROMIUM, drawn_in_page
+    from minidb.experiments.f4_cloud_iops import VOLUMES
+
+    if CHROMIUM is None:
+        pytest.skip("needs Chromium (Debian package chromium), which .ci/run installs")
+    iops = sorted({i for _, i in VOLUMES})
+    record = drawn_in_page(site / "chapters" / "06_cloud_iops.html", {f"IOPS: step of {len(iops)}": len(iops)})
+    assert "error" not in record, record
+    assert {(d["volume_type"], d["iops"]) for d in record["before"]} == {("io1", min(iops))}
+    assert {(d["volume_type"], d["iops"]) for d in record["after"]} == {("io1", max(iops))}
+
+
 def test_every_chapter_can_be_downloaded_as_an_executed_notebook(site):
     import nbformat
 

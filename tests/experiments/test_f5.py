@@ -75,3 +75,25 @@ def test_the_column_families_come_from_the_index_comments():
     # have put the primary key into cf1 and the secondary index into cf2 (else both would be in "default")
     point = f5.cf_point(500)
     assert point["cf1_bytes"] > 0 and point["cf2_bytes"] > 0
+
+
+# -- the explorable grid: the B+tree's page layout and the LSM's compression -------------------------------------------
+def test_the_compression_grid_gives_every_configuration_its_engines_setting_only(runs):
+    grid = f5.compression_grid(runs)
+    assert len(grid) == len(f5.SIZE_CONFIGS), "the run's own points, no more"
+    btree, lsm = grid[grid.engine == "btree"], grid[grid.engine == "lsm"]
+    assert btree.lsm_compression.isna().all() and lsm.page_layout.isna().all()
+    assert sorted(btree.page_layout) == sorted(p for p, _ in f5.EXPLORE_SETTINGS.values() if p)
+    assert sorted(lsm.lsm_compression) == sorted(c for _, c in f5.EXPLORE_SETTINGS.values() if c)
+    default = grid[grid.config == "btree"].iloc[0]
+    assert default.size_vs_btree == 1.0
+    assert grid.set_index("config").size_vs_btree.to_dict() == f5.ratios(runs).to_dict()
+
+
+def test_the_published_sizes_are_each_over_innodbs_in_the_same_post():
+    pub = f5.published_compression()
+    assert (pub[pub.engine == "btree"].size_vs_btree == 1.0).all()
+    tpcc = pub[pub.post.str.contains("100W")].set_index("lsm_compression").size_vs_btree
+    assert tpcc["lz4"] == pytest.approx(21 / 90) and tpcc["none"] == pytest.approx(70 / 90)
+    assert set(pub.lsm_compression.dropna()) <= set(c for _, c in f5.EXPLORE_SETTINGS.values() if c)
+    assert set(pub.page_layout.dropna()) == {f5.EXPLORE_SETTINGS["btree"][0]}
