@@ -138,6 +138,11 @@ class Engine(ABC):
     def work(self) -> dict[str, int]:
         """The cumulative counters of ``WORK``, every one of them, cheaply (no IO)."""
 
+    def serial_work(self) -> dict[str, int]:
+        """The cumulative part of ``work()``'s CPU units (and the log bytes it checksums and copies) that the real
+        engine does one writer at a time (``minidb.sim.server``); none for an engine without a shared write path."""
+        return {}
+
     @abstractmethod
     def last_write_memory(self) -> int:
         """Bytes the last ``write`` held at its peak (0 before the first)."""

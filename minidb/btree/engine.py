@@ -759,6 +759,11 @@ class BTreeEngine(Engine):
                 "zlib_decompress_bytes": zs.decompressed_out, "key_compares": self.key_compares(),
                 "page_visits": pool["read_requests"], "cache_hits": pool["hits"], "cache_misses": pool["reads"]}
 
+    def serial_work(self) -> dict[str, int]:
+        """The redo log's bytes, copied into the log buffer under log_sys->mutex and checksummed by the one log
+        writer (``minidb.sim.server``): the LSN, which counts the redo bytes generated."""
+        return {"crc32_bytes": self.redo.lsn, "copy_bytes": self.redo.lsn}
+
     @property
     def stopped(self) -> bool:
         """True after a failed redo write stopped the engine (until ``resume()`` recovers it in place)."""

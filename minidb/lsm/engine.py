@@ -53,7 +53,7 @@ COUNTERS = WORK_UNITS + (
     "stall_writes_slowed", "stall_seconds", "stall_stop_memtable", "stall_stop_level0", "stall_stop_pending-bytes",
     "stall_slowdown_level0", "stall_slowdown_pending-bytes", "lost_acked_writes", "lost_acked_batches",
     "wal_write_errors", "stops", "bulk_loads", "bulk_load_entries",
-    "commit_peak_bytes", "keyspaces_created",
+    "commit_peak_bytes", "keyspaces_created", "serial_key_compares", "serial_log_bytes",
 )
 
 
@@ -232,6 +232,7 @@ class LSMEngine(Engine):
         with self.device.stats.cause("foreground"):
             try:
                 self.wal.append(payload, last)
+                self.counters["serial_log_bytes"] += len(payload)  # the write group's leader checksums and copies it
             except OSError as exc:
                 if getattr(exc, "record_kept", False):
                     self._apply(payload, batch)
@@ -254,9 +255,12 @@ class LSMEngine(Engine):
                             f"free space, then reopen the database (recovery replays the WAL)") from exc
 
     def _apply(self, payload: bytes, batch: WriteBatch) -> None:
-        before = sum(m.nbytes for m in self._memtables if m is not None)
+        live = [m for m in self._memtables if m is not None]
+        before, compares = sum(m.nbytes for m in live), sum(m.compares for m in live)
         _, deletes, key_bytes, value_bytes = apply_batch(payload, self._memtables)
-        copied = sum(m.nbytes for m in self._memtables if m is not None) - before
+        copied = sum(m.nbytes for m in live) - before
+        # The leader inserts the whole write group into the memtable (allow_concurrent_memtable_write off).
+        self.counters["serial_key_compares"] += sum(m.compares for m in live) - compares
         # Seed 000: a commit copies the batch into the memtable, so for a moment both are in memory.
         self._last_write_memory = batch.nbytes + copied
         c = self.counters
@@ -591,6 +595,13 @@ class LSMEngine(Engine):
         out["cache_hits"], out["cache_misses"] = self.cache.hit_miss()
         out["zlib_compress_bytes"] = out["zlib_decompress_bytes"] = 0  # zlib is not among its compressions
         return out
+
+    def serial_work(self) -> dict[str, int]:
+        """The write group leader's work (``minidb.sim.server``): memtable comparisons, WAL bytes checksummed and
+        copied."""
+        c = self.counters
+        return {"key_compares": c["serial_key_compares"], "crc32_bytes": c["serial_log_bytes"],
+                "copy_bytes": c["serial_log_bytes"]}
 
     def _num_levels(self, cf_name: str) -> int:
         """Levels of column family ``cf_name`` (for the MANIFEST's edits)."""

@@ -43,6 +43,12 @@ class Demand:
     cpu_seconds: float  # CPU time, on any one core
     io: IOCounts  # device requests and bytes (syncs add latency, not device occupancy)
     serial_seconds: float = 0.0  # time in the server's serial section (minidb.sim.server): one at a time
+    serial_cpu_seconds: float = 0.0  # the part of serial_seconds that is also in cpu_seconds (the engine's log path)
+
+    @property
+    def serial_wait_seconds(self) -> float:
+        """Serial time a response waits beyond its CPU: the serial section minus the CPU already counted in it."""
+        return self.serial_seconds - self.serial_cpu_seconds
 
 
 def resource_times(demand: Demand, model: DeviceModel, server: Server) -> dict[str, float]:
@@ -60,7 +66,7 @@ def resource_times(demand: Demand, model: DeviceModel, server: Server) -> dict[s
         "bandwidth": (io.read_bytes + io.write_bytes) / model.bandwidth,
         # the serial section added apart, as device_time.plugged adds it to a device model's answer
         "latency": ((demand.cpu_seconds + model.latency_time(io)) / server.clients
-                    + demand.serial_seconds / server.clients),
+                    + demand.serial_wait_seconds / server.clients),
         "serial": demand.serial_seconds,
     }
 

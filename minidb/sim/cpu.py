@@ -17,8 +17,8 @@ What the model charges, and where each count comes from:
 * ``rows_encoded``/``rows_decoded``/``keys_encoded``/``keys_decoded``: the table layer's row and key codecs.
 
 Engines report the counts they keep under these names in ``work()`` (``minidb.kv.WORK``, the same names in every
-engine). What the model leaves out: the SQL layer (parsing, the handler API), the binlog, locks and latches
-contending between threads. The measured operations run in C behind a thin Python call, which is why
+engine). What the model leaves out: the SQL layer (parsing, the handler API), the binlog, and which work runs one
+thread at a time (``minidb.sim.server`` adds all three); latches contending between threads. The measured operations run in C behind a thin Python call, which is why
 ``rows_encoded`` and the like include a Python call's overhead; a server written in C++ would pay less for them
 and more for its SQL layer.
 """

@@ -56,7 +56,7 @@ def plugged(module) -> Callable[[Demand, DeviceModel, Server], dict[str, float]]
                                        server.cores, server.clients)
         times = check_times(getattr(module, "__name__", module), answer)
         # The server's serial section (minidb.sim.server) is no device's: it is added as resource_times adds it.
-        times["latency"] += demand.serial_seconds / server.clients
+        times["latency"] += demand.serial_wait_seconds / server.clients
         times["serial"] = demand.serial_seconds
         return times
 

@@ -20,12 +20,36 @@ to every workload beside the engine's counted work (``minidb.sim.simulator``):
   per binlog byte: its checksum and copy (MySQL checksums every event, ``binlog_checksum=CRC32``); per sync: the
   device's sync latency. However many clients wait, throughput cannot pass 1 / (serial seconds per operation).
 
+* **The engine's write path, one writer at a time** (``engine_serial``; the engine's ``serial_work()`` counts it,
+  and the CPU model prices it): the part of the engine's own measured work that is serial in the real engine,
+  charged to the serial section as well as to the CPU (so it is not counted twice in a response time):
+
+  - *MyRocks* (RocksDB's write thread, ``DBImpl::WriteImpl`` in db/db_impl_write.cc): writers queue, and the
+    group's leader writes one WAL record for the whole group (``WriteToWAL``, the record's CRC computed in
+    ``log::Writer::EmitPhysicalRecord``) and, unless ``allow_concurrent_memtable_write``, inserts every batch of
+    the group into the memtable itself (``WriteBatchInternal::InsertInto(write_group, ...)``). MyRocks's
+    ``rocksdb_allow_concurrent_memtable_write`` is OFF by default (its system variables' documentation), so the
+    memtable inserts are serial: the LSM's serial work is its memtable comparisons and its WAL bytes (checksum and
+    copy). What stays parallel: the SQL layer, encoding rows and keys into the batch (the handler, per client).
+    With the binlog on, MySQL's ordered commit calls each transaction's engine commit in binlog order from the
+    commit stage's leader (``binlog_order_commits``); for MyRocks (whose Nov 2016 build ran with
+    ``rocksdb_disable_2pc`` on, seed 000) that engine commit is the very RocksDB write above, so the serial work
+    is the same and the write groups hold one transaction each.
+  - *InnoDB 5.7*: a mini-transaction's commit copies its redo records into the log buffer under
+    ``log_sys->mutex`` (``mtr_t::Command::finish_write``), and ``log_write_up_to`` checksums the log blocks
+    (``log_block_store_checksum``) one writer at a time: the B+tree's serial work is its redo bytes (checksum and
+    copy). Page latches are per page, so inserts into different leaves run in parallel; the post's insert
+    benchmark gives each client a table of its own (seed 000: "There was a table per client"), so no right-most
+    leaf is shared between clients and its latch is no serial point.
+
 What ``clients`` means (``minidb.sim.bottleneck``): concurrent streams, each with one statement in flight. A step's
 response time (its CPU, its IO at the device's latency, its serial section) is divided over the clients, since they
 overlap; the serial section is also a bound of its own, never divided.
 
 What is left out: lock waits between transactions on the same rows (the workloads' clients touch different rows or
-tables), the query cache, replication threads reading the binlog, and the 2-phase commit's engine prepare.
+tables), the query cache, replication threads reading the binlog, the 2-phase commit's engine prepare (off in the
+posts' MyRocks), and cache-line contention on shared counters, which the posts mention (InnoDB 5.6's mutexes, seed
+000) but do not measure.
 """
 
 from __future__ import annotations
@@ -72,6 +96,7 @@ class ServerModel:
     sync_binlog: int = 0  # sync every N-th group commit; 0 never (MySQL's sync_binlog)
     group_commit_max: int = 0  # most commits per group, 0 for no cap (binlog_group_commit_sync_no_delay_count)
     commit_serial_seconds: float = COMMIT_SERIAL_SECONDS  # serial time per commit (commit order, the log mutex)
+    engine_serial: bool = True  # charge the engine's write path one writer at a time (its serial_work())
 
     def __post_init__(self) -> None:
         for name in ("statement_seconds", "row_seconds", "commit_serial_seconds"):
@@ -85,7 +110,7 @@ class ServerModel:
     @classmethod
     def none(cls) -> ServerModel:
         """A server that costs nothing: the engines' work alone, as before this model (and for calibrating it)."""
-        return cls(commit_serial_seconds=0.0)
+        return cls(commit_serial_seconds=0.0, engine_serial=False)
 
     def cpu_seconds(self, statements: int, rows: int) -> float:
         """CPU seconds the SQL layer spends on ``statements`` statements passing ``rows`` rows."""

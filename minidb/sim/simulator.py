@@ -5,7 +5,8 @@ what the step did, counted IO by cause and counted CPU work, and works out how l
 
 1. IO with a foreground cause (``foreground``, ``eviction``, ``recovery``, ``binlog``) and the CPU work done
    (minus the work of background jobs declared to the clock) are the step's demand, with the server's own CPU for
-   the step's statements and rows and its serial section for its commits (``minidb.sim.server``).
+   the step's statements and rows and its serial section for its commits and for the engine's write path
+   (``minidb.sim.server``: the work the engine's ``serial_work`` counted, priced by the CPU model).
 2. IO with a background cause (``flush``, ``compaction``, ``page-cleaner``, ``checkpoint``) belongs to background
    jobs. Engines declare their jobs to the clock (``Clock.job_duration``); background IO a step did beyond what was
    declared is queued as one more job.
@@ -49,6 +50,7 @@ class Step:
     bottleneck: str  # the resource that set its duration: cpu, iops, bandwidth, latency or serial
     server_cpu_seconds: float = 0.0  # the part of cpu_seconds the server's SQL layer spent (minidb.sim.server)
     serial_seconds: float = 0.0  # its serial section
+    engine_serial_seconds: float = 0.0  # the part of serial_seconds that was the engine's write path
     statements: int = 0  # SQL statements it ran
     rows: int = 0  # rows its statements passed to or from the engine
 
@@ -63,7 +65,8 @@ class Simulator:
     def __init__(self, device: Device, clock: Clock, server: Server, *, cost: CostModel | None = None,
                  work: Callable[[], Mapping[str, float]] | None = None,
                  times: Callable[[Demand, DeviceModel, Server], Mapping[str, float]] = resource_times,
-                 server_model: ServerModel | None = None) -> None:
+                 server_model: ServerModel | None = None,
+                 serial_work: Callable[[], Mapping[str, float]] | None = None) -> None:
         if clock.model is None:
             raise ValueError("the simulator needs a clock with a device model (Clock(model=...))")
         self.device = device  # whose IOStats count the steps' IO
@@ -72,6 +75,7 @@ class Simulator:
         self.server_model = server_model or ServerModel.none()  # the SQL layer's and the binlog's costs
         self.cost = cost or clock.cost or CostModel()  # per-unit CPU costs
         self.work = work or dict  # returns cumulative work counts (unit -> count)
+        self.serial_work = serial_work or dict  # the part of it the engine does one writer at a time (same units)
         self.times = times  # seconds per resource of a step's demand: the device model (device_time.py plugs one)
         self.steps: list[Step] = []  # every step timed so far
         self._mark: tuple | None = None  # counters at begin(), while a step is open
@@ -81,14 +85,14 @@ class Simulator:
         if self._mark is not None:
             raise ValueError("a step is already open: call end() first")
         self._mark = (self.device.stats.snapshot(), Counter(self.work()), self.clock.declared_io,
-                      Counter(self.clock.declared_work), self.clock.stalled)
+                      Counter(self.clock.declared_work), self.clock.stalled, Counter(self.serial_work()))
 
     def end(self, ops: int, *, statements: int = 0, rows: int = 0, commits: int = 0) -> Step:
         """Close the step that did ``ops`` operations (``statements`` SQL statements passing ``rows`` rows, and
         ``commits`` commits, for the server's costs), advance the clock by its duration, and return it."""
         if self._mark is None:
             raise ValueError("no step is open: call begin() first")
-        io0, work0, declared0, declared_work0, stalled0 = self._mark
+        io0, work0, declared0, declared_work0, stalled0, serial_work0 = self._mark
         self._mark = None
         clock, model = self.clock, self.clock.model
         io = self.device.stats - io0
@@ -105,8 +109,14 @@ class Simulator:
         fg_work = {u: max(0, n - job_work[u]) for u, n in work.items() if u in units}
         server_cpu = self.server_model.cpu_seconds(statements, rows)
         cpu = self.cost.seconds(fg_work) + self.cost.seconds(io_work(fg)) + server_cpu
-        serial = self.server_model.serial_seconds(commits, io.total(cause="binlog"), model.sync_latency)
-        times = self.times(Demand(cpu, fg, serial), model, self.server)
+        engine_serial = 0.0
+        if self.server_model.engine_serial:
+            serial_work = Counter(self.serial_work())
+            serial_work.subtract(serial_work0)
+            engine_serial = self.cost.seconds({u: max(0, n) for u, n in serial_work.items()})
+        serial = (self.server_model.serial_seconds(commits, io.total(cause="binlog"), model.sync_latency)
+                  + engine_serial)
+        times = self.times(Demand(cpu, fg, serial, engine_serial), model, self.server)
         device_alone = max(times["iops"], times["bandwidth"])
         times_shared = dict(times)
         device_kind = "iops" if times["iops"] >= times["bandwidth"] else "bandwidth"
@@ -120,6 +130,6 @@ class Simulator:
         clock.advance(duration)
         clock.record_foreground(device_alone, alone, duration)
         step = Step(start, clock.now, ops, clock.stalled - stalled0, cpu, device_alone, bottleneck, server_cpu, serial,
-                    statements, rows)
+                    engine_serial, statements, rows)
         self.steps.append(step)
         return step

@@ -17,7 +17,8 @@ The summary's fields, all per operation of the workload (an insert, a transactio
 * ``cache_hit_rate``: the buffer pool's or block cache's hits / lookups in the phase (NaN if the engine does
   not report them);
 * ``stalls``, ``stalled_seconds``: write stalls; ``cpu_seconds_per_op`` (engine and server),
-  ``server_cpu_seconds_per_op`` (the SQL layer's share), ``serial_seconds_per_op`` (the server's serial section);
+  ``server_cpu_seconds_per_op`` (the SQL layer's share), ``serial_seconds_per_op`` (the server's serial section),
+  ``engine_serial_seconds_per_op`` (its part that is the engine's write path);
   ``bottleneck``: the resource that set the most simulated time.
 
 **The server** (``minidb.sim.server``): every step pays the SQL layer's CPU for its statements and rows and the
@@ -109,7 +110,7 @@ class Driver:
         self.server_model = server_model  # the SQL layer's and the binlog's costs
         self.binlog = Binlog(self.storage, server_model) if server_model.binlog else None  # None: log_bin off
         self.sim = Simulator(self.storage, self.clock, self.server, cost=self.cost, work=self._work,
-                             server_model=server_model)
+                             server_model=server_model, serial_work=self.engine.serial_work)
         self._mark: dict | None = None  # counters at start_measuring()
 
     @classmethod
@@ -218,6 +219,7 @@ class Driver:
             "cpu_seconds_per_op": sum(s.cpu_seconds for s in steps) / ops,
             "server_cpu_seconds_per_op": sum(s.server_cpu_seconds for s in steps) / ops,
             "serial_seconds_per_op": sum(s.serial_seconds for s in steps) / ops,
+            "engine_serial_seconds_per_op": sum(s.engine_serial_seconds for s in steps) / ops,
             "binlog_kb_per_op": io.total(kind="binlog").write_bytes / 1024 / ops,
             "bottleneck": _bottleneck(steps),
         }

@@ -198,3 +198,16 @@ def test_with_a_clock_the_page_cleaner_runs_once_per_simulated_second():
         clock.advance(0.25)
         engine.put("t", b"%06d" % (i + 500), b"x" * 100)
     assert engine.stats(trees=False)["page_cleaner"]["runs"] == 125
+
+
+def test_the_serial_work_is_the_redo_log_bytes_copied_and_checksummed():
+    engine, device = small_engine()
+    before = engine.serial_work()
+    batch = WriteBatch()
+    for i in range(50):
+        batch.put("pk", i.to_bytes(8, "big"), b"v" * 40)
+    engine.write(batch)
+    after = engine.serial_work()
+    grown = after["copy_bytes"] - before["copy_bytes"]
+    assert grown == after["crc32_bytes"] - before["crc32_bytes"] == engine.redo.lsn - before["copy_bytes"] > 50 * 40
+    assert set(after) == {"copy_bytes", "crc32_bytes"}

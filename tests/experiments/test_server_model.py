@@ -68,3 +68,19 @@ def test_the_server_slows_the_in_memory_inserts_the_engines_alone_ran_too_fast(t
     rates = tiny["before_after"].set_index(["engine", "server"]).ops_per_sec
     for engine in ("btree", "lsm"):
         assert rates[engine, False] > 2 * rates[engine, True]  # before: several times the post's rates
+
+
+def test_each_engines_serial_write_path_is_charged_and_bounds_its_rate(tiny):
+    table = tiny["clients"]
+    for _, run in table.iterrows():
+        assert 0 < run.engine_serial_seconds_per_op <= run.serial_seconds_per_op
+        assert run.ops_per_sec <= 1 / run.serial_seconds_per_op * (1 + 1e-9)  # X <= 1 / S, whatever the clients
+    serial = table.groupby("engine").engine_serial_seconds_per_op.mean()
+    assert serial["lsm"] > serial["btree"]  # RocksDB's leader inserts into the memtable; InnoDB only copies redo
+
+
+def test_the_engines_serial_write_path_does_not_change_one_clients_rate(tiny):
+    # at one client the serial section is part of the response time, already counted as CPU: no queueing
+    one = tiny["clients"][tiny["clients"].clients == 1]
+    for _, run in one.iterrows():
+        assert run.bottleneck == "latency"

@@ -35,3 +35,23 @@ def test_jobs_declare_their_work_to_the_clock():
                                              - db.device.stats.total(kind="manifest", cause="flush").write_bytes
                                              - db.device.stats.total(kind="manifest", cause="compaction")
                                              .write_bytes)
+
+
+def test_the_serial_work_is_the_write_groups_memtable_inserts_and_wal_bytes_and_nothing_else():
+    db = open_tiny(memtable_bytes=1 << 20)  # the first batches fit one memtable
+    batches = list(insert_benchmark_batches(20_000))
+    db.write(batches[0])
+    before, work_before = db.serial_work(), db.work()
+    wal_before = db.device.stats.total(kind="wal").write_bytes
+    compares_in_memtables = sum(cf.mem.compares for cf in db.cfs.values())
+    db.write(batches[1])
+    after = db.serial_work()
+    assert after["key_compares"] - before["key_compares"] == (
+        sum(cf.mem.compares for cf in db.cfs.values()) - compares_in_memtables) > 0
+    wal = db.device.stats.total(kind="wal").write_bytes - wal_before
+    assert 0 < after["crc32_bytes"] - before["crc32_bytes"] == after["copy_bytes"] - before["copy_bytes"] <= wal
+    for b in batches[2:]:
+        db.write(b)
+    db.flush()  # flushes and compactions add key comparisons to work(), none to the serial write path
+    serial, work = db.serial_work(), db.work()
+    assert serial["key_compares"] - before["key_compares"] < work["key_compares"] - work_before["key_compares"]

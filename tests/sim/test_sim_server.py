@@ -164,3 +164,47 @@ class BinlogMachine(RuleBasedStateMachine):
 
 TestBinlogMachine = BinlogMachine.TestCase
 TestBinlogMachine.settings = settings(max_examples=30, stateful_step_count=40, deadline=None)
+
+
+def engine_step(clients, server_model=None, compares=10_000, serial_share=0.25):
+    """A step whose engine did ``compares`` key comparisons, ``serial_share`` of them in its serial write path."""
+    counts = {"work": 0, "serial": 0}
+    sim = Simulator(SimDevice(), Clock(SSD, CostModel()), Server(cores=48, clients=clients),
+                    server_model=server_model or ServerModel(commit_serial_seconds=0.0),
+                    work=lambda: {"key_compares": counts["work"]}, serial_work=lambda: {"key_compares": counts["serial"]})
+    sim.begin()
+    counts["work"], counts["serial"] = compares, int(compares * serial_share)
+    return sim.end(ops=1000, commits=1000)
+
+
+def test_one_client_pays_the_engines_serial_work_once_in_its_response_time():
+    step = engine_step(clients=1)
+    cpu = 10_000 * CostModel().costs["key_compares"]
+    assert step.cpu_seconds == pytest.approx(cpu)
+    assert step.engine_serial_seconds == step.serial_seconds == pytest.approx(cpu / 4)
+    assert step.end - step.start == pytest.approx(cpu)  # no queueing, and the serial part not counted twice
+    assert step.bottleneck == "latency"
+
+
+def test_clients_past_one_over_the_serial_share_are_held_by_the_engines_serial_write_path():
+    # a quarter of the work serial: 4 clients just saturate it (4 / R == 1 / S), 3 do not, 5 and 16 wait for it
+    duration = {n: engine_step(clients=n).end for n in (3, 4, 5, 16)}
+    serial = engine_step(clients=1).serial_seconds
+    assert duration[3] == pytest.approx(4 * serial / 3)
+    assert duration[4] == pytest.approx(serial)
+    assert duration[5] == duration[16] == pytest.approx(serial)
+    assert engine_step(clients=16).bottleneck == "serial"
+
+
+def test_the_engine_alone_model_charges_no_serial_write_path():
+    step = engine_step(clients=16, server_model=ServerModel.none())
+    assert step.serial_seconds == step.engine_serial_seconds == 0
+    assert step.end - step.start == pytest.approx(step.cpu_seconds / 16)
+
+
+@pytest.mark.parametrize("engine", ["btree", "lsm"])
+def test_each_engine_counts_its_serial_write_path_as_part_of_its_work(engine):
+    r = insert_benchmark(engine, rows=2000, seed=3, clients=16, server_model=ServerModel(commit_serial_seconds=0.0))
+    s = r.summary
+    assert 0 < s["engine_serial_seconds_per_op"] == pytest.approx(s["serial_seconds_per_op"])
+    assert s["engine_serial_seconds_per_op"] < s["cpu_seconds_per_op"]
