@@ -87,6 +87,7 @@ def load_minidb(rows: int, batch: int, seed: int, page_size: int) -> tuple[float
         "pk_leaf_fill": stats["keyspaces"]["primary"]["leaf_fill_mean"],
         "secondary_leaf_fill": sum(stats["keyspaces"][n]["leaf_fill_mean"] for n in INDEXES) / len(INDEXES),
         "height": stats["keyspaces"]["primary"]["height"],
+        "tree_bytes_per_row": stats["space"]["used_pages"] * page_size / rows,
         "cpu_s": cpu,
     }
     engine.close()
@@ -132,7 +133,8 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"  minidb / sqlite3                           {minidb_rate / sqlite_rate:12.2f}x")
     print(f"  minidb / sqlite3 in CPU time               {cpu_ratio:12.2f}x  (sqlite3 {sqlite_cpu:.1f} s, "
           f"minidb {info['cpu_s']:.1f} s: the ratio to trust on a busy machine)")
-    print(f"  minidb: tree height {info['height']}, PK leaf fill {info['pk_leaf_fill']:.2f}, secondary leaf fill "
+    print(f"  minidb: tree height {info['height']}, {info['tree_bytes_per_row']:.0f} bytes a row in a pool of "
+          f"{pool_bytes(args.rows) / args.rows:.0f}, PK leaf fill {info['pk_leaf_fill']:.2f}, secondary leaf fill "
           f"{info['secondary_leaf_fill']:.2f}, page reads {info['page_reads']}, page writes {info['page_writes']}, "
           f"redo {info['redo_mb']:.1f} MB, written {info['written_mb']:.1f} MB, write-amp {info['write_amp']:.2f}, "
           f"{minidb_s / args.rows * 1e6:.2f} us/row")
@@ -140,6 +142,7 @@ def main(argv: list[str] | None = None) -> dict:
             "peer_rows_per_sec": round(sqlite_rate), "minidb_rows_per_sec": round(minidb_rate),
             "ratio": round(minidb_rate / sqlite_rate, 3), "cpu_ratio": round(cpu_ratio, 3), "us_per_row": round(minidb_s / args.rows * 1e6, 3),
             "write_amp": round(info["write_amp"], 3), "height": info["height"],
+            "tree_bytes_per_row": round(info["tree_bytes_per_row"], 1),
             "pk_leaf_fill": round(info["pk_leaf_fill"], 3)}
 
 
