@@ -57,8 +57,9 @@ cdef extern from *:
 
 cdef enum:
     CACHE_LINE = 64  # bytes the CPU loads at a time
-    SLOT_PREFETCH = 2048  # bytes at the end of a leaf loaded ahead: the slot directory of up to 1024 records
-    # (loading the whole page ahead measured no faster: the records a search probes are a few of its 256 lines)
+    SLOT_PREFETCH = 1024  # bytes at the end of a leaf loaded ahead: the slot directory of up to 512 records
+    # (a 60%-full 16 KiB leaf of secondary keys holds about 500). Loading more ahead measured no faster: with the
+    # whole page (256 lines) or 2 KiB, the loop waits on its own prefetches (a core has few line-fill buffers).
 
 
 cdef inline int search_compares(int n) noexcept nogil:
