@@ -34,6 +34,7 @@ cdef class TreeCore:
     cdef public unsigned long long compares  # key comparisons of the fast path's searches (see search_compares)
 
     cdef int descend(self, const uchar* key, int klen) except -1
+    cdef object leaf_ahead(self, const uchar* key, int klen)
     cdef int c_put(self, bytes key, bytes value, Mtr mtr) except -1
     cdef int c_delete(self, bytes key, Mtr mtr) except -1
     cdef object c_get(self, bytes key)
