@@ -128,13 +128,13 @@ def mul(a, b):
     # Reads the hidden tests and returns what it found (tests show returned values in their messages).
     "reads_hidden": RECON + """
 def _loot():
-    text = []
+    refused, read = [], []  # refusals first: a report cuts a long message, and other checkouts in /tmp may match
     for path in _hidden_files():
         try:
-            text.append(open(path).read())
+            read.append(open(path).read())
         except OSError as e:
-            text.append(repr(e))
-    return "\\n".join(text) or "nothing found"
+            refused.append(repr(e))
+    return "\\n".join(refused + read) or "nothing found"
 def add(a, b):
     return _loot()
 def mul(a, b):
