@@ -128,10 +128,14 @@ def mul(a, b):
     # Reads the hidden tests and returns what it found (tests show returned values in their messages).
     "reads_hidden": RECON + """
 def _loot():
-    refused, read = [], []  # refusals first: a report cuts a long message, and other checkouts in /tmp may match
+    # Refusals first, guesses that found nothing left out: a report cuts a long message in the middle, and other
+    # checkouts in /tmp may match too.
+    refused, read = [], []
     for path in _hidden_files():
         try:
             read.append(open(path).read())
+        except FileNotFoundError:
+            continue
         except OSError as e:
             refused.append(repr(e))
     return "\\n".join(refused + read) or "nothing found"
