@@ -383,7 +383,7 @@ class LSMEngine(Engine):
         """Look ``ukey`` up in one SST: filter first, then one data block. Returns (found, value)."""
         c = self.counters
         c["get_tables_probed"] += 1
-        reader = self._tables.get(f.number) or self.table(cf, f)
+        reader = self.table(cf, f)
         may = reader.may_contain(ukey)
         if may is not None:
             c["bloom_checked"] += 1
