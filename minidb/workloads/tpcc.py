@@ -194,10 +194,10 @@ def _sample_rows():
     yield "order_line", SCHEMAS["order_line"], loader.order_line_row(1, 1, 1, 1, True)
 
 
-def _data(text: TextStream, rng: np.random.Generator, lo: int, hi: int) -> str:
+def _data(strings: TextStream, rng: np.random.Generator, lo: int, hi: int) -> str:
     """Item or stock data, an a-string of ``lo``..``hi`` characters: 10% of them contain "ORIGINAL" (clause
     4.3.3.1)."""
-    text = text.between(lo, hi)
+    text = strings.between(lo, hi)
     if rng.random() < 0.1:
         at = int(rng.integers(0, len(text) - 8, endpoint=True))
         text = text[:at] + "ORIGINAL" + text[at + 8:]
