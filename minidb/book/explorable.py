@@ -197,13 +197,14 @@ def _control(values: pd.Series, column: str, start) -> _Control:
     elif start not in distinct:
         raise ValueError(f"explorable: start value {start!r} of {column!r} is not in the grid ({distinct})")
     name = _param_name(column)
-    if not _numbers(distinct) or len(distinct) < SLIDER_MIN_VALUES:
-        bind = alt.binding_select(options=distinct, labels=[str(v) for v in distinct], name=f"{_title(column)} ")
-        return _Control([param := alt.param(name=name, value=_plain(start), bind=bind)], param)
-    step = _even_step(distinct)
-    if step is not None:
-        bind = alt.binding_range(min=distinct[0], max=distinct[-1], step=step, name=f"{_title(column)} ")
-        return _Control([param := alt.param(name=name, value=_plain(start), bind=bind)], param)
+    numeric = _numbers(distinct) and len(distinct) >= SLIDER_MIN_VALUES
+    step = _even_step(distinct) if numeric else None
+    if not numeric or step is not None:
+        bind = (alt.binding_range(min=distinct[0], max=distinct[-1], step=step, name=f"{_title(column)} ") if numeric
+                else alt.binding_select(options=distinct, labels=[str(v) for v in distinct],
+                                        name=f"{_title(column)} "))
+        param = alt.param(name=name, value=_plain(start), bind=bind)
+        return _Control([param], param)
     # uneven numbers: the slider moves over their steps 1..n; a second parameter looks the value up
     plain = [_plain(v) for v in distinct]
     steps = alt.param(name=f"{name}_step", value=distinct.index(start) + 1,
