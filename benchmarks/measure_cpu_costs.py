@@ -13,6 +13,11 @@ from __future__ import annotations
 
 import math
 import platform
+import random
+import shutil
+import struct
+import tempfile
+import time
 import timeit
 import zlib
 
@@ -21,8 +26,11 @@ import numpy as np
 import zstandard
 
 from minidb.keycodec import decode_key, encode_key
+from minidb.kv import WriteBatch
+from minidb.lsm import open_lsm
 from minidb.rowcodec import RowCodec
-from minidb.sim.cpu import COSTS
+from minidb.sim.cpu import COSTS, CostModel, io_work
+from minidb.storage import SimDevice
 from minidb.workloads.insert_benchmark import RowGenerator
 
 BLOCK = 16 * 1024  # MyRocks block size and InnoDB page size (seed 004 option listing; InnoDB default)
@@ -57,6 +65,95 @@ def chase(n: int, rng: np.random.Generator, steps: int = 200_000) -> float:
         return i
 
     return best(run, 1, repeat=3) / steps
+
+
+JOB_ROWS = 100_000  # insert-benchmark rows per job measurement: 400,000 entries
+JOB_FILES = 8  # L0 files the compaction merges (RocksDB's L0 compaction trigger is 4; the posts' stall trigger 20)
+
+
+def job_entries(rows: int = JOB_ROWS, files: int = JOB_FILES) -> list[tuple[bytes, bytes]]:
+    """Insert-benchmark index entries in the order they are written: per row, the primary key's (an ascending
+    8-byte key, a 112-byte row) and three secondary keys' (a random 31-bit value and the PK, no value)."""
+    rng = random.Random(4)
+    pk, sec = struct.Struct(">Q"), struct.Struct(">IQ")
+    row = bytes(112)
+    out = []
+    for i in range(rows):
+        out.append((pk.pack(i), row))
+        out += [(sec.pack(rng.getrandbits(31), i), b"") for _ in range(3)]
+    return out
+
+
+def rocksdb_job_seconds(entries, files: int = JOB_FILES) -> tuple[float, float]:
+    """RocksDB's own CPU seconds (all its threads) to flush ``entries`` as ``files`` L0 files, and to compact them
+    into one sorted run; no compression, no WAL."""
+    from rocksdict import DBCompressionType, Options, Rdict, WriteOptions
+    from rocksdict import WriteBatch as RocksBatch
+
+    path = tempfile.mkdtemp()
+    try:
+        options = Options(raw_mode=True)
+        options.set_write_buffer_size(1 << 30)
+        options.set_disable_auto_compactions(True)
+        options.set_compression_type(DBCompressionType.none())
+        db = Rdict(path, options)
+        no_wal = WriteOptions()
+        no_wal.disable_wal = True
+        flush = 0.0
+        per = -(-len(entries) // files)
+        for f in range(files):
+            batch = RocksBatch(raw_mode=True)
+            for key, value in entries[f * per:(f + 1) * per]:
+                batch.put(key, value)
+            db.write(batch, no_wal)
+            start = time.process_time()
+            db.flush()
+            flush += time.process_time() - start
+        start = time.process_time()
+        db.compact_range(None, None)
+        compaction = time.process_time() - start
+        db.close()
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+    return flush, compaction
+
+
+def minidb_job_seconds(entries, files: int = JOB_FILES) -> tuple[float, float]:
+    """The cost model's CPU seconds for our LSM's same two jobs (the units it counts, without the job units)."""
+    device = SimDevice()
+    model = CostModel(flush_entries=0, compaction_entries=0)
+    engine = open_lsm(device, compression="none", disable_auto_compactions=True, memtable_bytes=1 << 30)
+    engine.create_keyspace("t")
+
+    def charged(job) -> float:
+        work, io = engine.work(), device.stats.snapshot()
+        job()
+        after, done = engine.work(), (device.stats - io).total()
+        return model.seconds({u: after[u] - work[u] for u in model.units if u in after}) + model.seconds(io_work(done))
+
+    flush = 0.0
+    per = -(-len(entries) // files)
+    for f in range(files):
+        batch = WriteBatch()
+        for key, value in entries[f * per:(f + 1) * per]:
+            batch.put("t", key, value)
+        engine.write(batch)
+        flush += charged(engine.flush)
+    compaction = charged(lambda: engine.compact_range(keyspace="t"))
+    engine.close()
+    return flush, compaction
+
+
+def job_entry_costs(repeat: int = 3) -> dict[str, float]:
+    """Seconds per entry that RocksDB's flush and compaction spend beyond what the model charges our engine for the
+    same jobs (its key compares and bytes): ``flush_entries`` and ``compaction_entries``; RocksDB's best of
+    ``repeat``."""
+    entries = job_entries()
+    rocks = [rocksdb_job_seconds(entries) for _ in range(repeat)]
+    ours = minidb_job_seconds(entries)
+    n = len(entries)
+    return {"flush_entries": (min(r[0] for r in rocks) - ours[0]) / n,
+            "compaction_entries": (min(r[1] for r in rocks) - ours[1]) / n}
 
 
 def measure() -> dict[str, float]:
@@ -102,6 +199,7 @@ def measure() -> dict[str, float]:
     out["rows_decoded"] = best(lambda: [codec.decode(v) for v in encoded_rows], 10) / len(rows)
     out["keys_encoded"] = best(lambda: [encode_key(k) for k in sec], 10) / len(rows)
     out["keys_decoded"] = best(lambda: [decode_key(k) for k in encoded_keys], 10) / len(rows)
+    out.update(job_entry_costs())
     return out
 
 

@@ -757,7 +757,8 @@ class BTreeEngine(Engine):
         return {"lz4_compress_bytes": 0, "lz4_decompress_bytes": 0, "zstd_compress_bytes": 0,
                 "zstd_decompress_bytes": 0, "zlib_compress_bytes": zs.compressed_in,
                 "zlib_decompress_bytes": zs.decompressed_out, "key_compares": self.key_compares(),
-                "page_visits": pool["read_requests"], "cache_hits": pool["hits"], "cache_misses": pool["reads"]}
+                "page_visits": pool["read_requests"], "cache_hits": pool["hits"], "cache_misses": pool["reads"],
+                "flush_entries": 0, "compaction_entries": 0}
 
     def serial_work(self) -> dict[str, int]:
         """The redo log's bytes, copied into the log buffer under log_sys->mutex and checksummed by the one log

@@ -44,7 +44,7 @@ from .write_batch import apply_batch, encode_batch
 
 # CPU work the engine counts, under the unit names of minidb.sim.cpu's cost model.
 WORK_UNITS = ("key_compares", "page_visits", "lz4_compress_bytes", "lz4_decompress_bytes", "zstd_compress_bytes",
-              "zstd_decompress_bytes")
+              "zstd_decompress_bytes", "flush_entries", "compaction_entries")
 
 COUNTERS = WORK_UNITS + (
     "writes", "puts", "deletes", "user_bytes", "gets", "scans", "get_tables_probed", "blocks_accessed",

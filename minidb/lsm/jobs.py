@@ -56,6 +56,7 @@ def write_tables(ctx, cause: str, source, outputs: TableOutputs, **merge_options
         try:
             merged = source()
             key_in, key_drop = merge_into_tables(merged, outputs, **merge_options)
+            ctx.counters[f"{cause}_entries"] += key_in  # the per-entry work of RocksDB's job (minidb.sim.cpu)
         except OSError:
             outputs.abandon()
             raise

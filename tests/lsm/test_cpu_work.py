@@ -2,6 +2,7 @@
 declare theirs to the clock so they are not charged to the client."""
 
 from minidb.sim import Clock, CostModel
+from minidb.sim.cpu import io_work
 from minidb.storage import preset
 
 from .lsm_helpers import insert_benchmark_batches, open_tiny
@@ -55,3 +56,37 @@ def test_the_serial_work_is_the_write_groups_memtable_inserts_and_wal_bytes_and_
     db.flush()  # flushes and compactions add key comparisons to work(), none to the serial write path
     serial, work = db.serial_work(), db.work()
     assert serial["key_compares"] - before["key_compares"] < work["key_compares"] - work_before["key_compares"]
+
+
+def test_a_flush_counts_the_entries_it_writes_and_a_compaction_those_it_reads():
+    db = open_tiny(disable_auto_compactions=True, memtable_bytes=1 << 20)
+    batches = list(insert_benchmark_batches(400))  # 4 entries a row
+    for b in batches[:2]:
+        db.write(b)
+    assert db.work()["flush_entries"] == 0  # nothing flushed yet: the memtable holds every entry
+    db.flush()
+    assert db.work()["flush_entries"] == 800 and db.work()["compaction_entries"] == 0
+    for b in batches[2:]:
+        db.write(b)
+    db.flush()
+    assert db.work()["flush_entries"] == 1600
+    db.put("k1", batches[0].ops[1][1], b"")  # one key in two L0 files: a compaction reads both entries
+    db.flush()
+    db.compact_range()
+    assert db.work()["compaction_entries"] == 1601
+    assert db.work()["flush_entries"] == 1601
+
+
+def test_a_flush_costs_mostly_its_per_entry_unit_as_rocksdbs_does():
+    """Our flush's compares and bytes alone would make it nearly free; RocksDB's flush is not (minidb.sim.cpu)."""
+    clock = Clock(preset("nvme"), cost=CostModel())
+    db = open_tiny(clock=clock, memtable_bytes=1 << 20, disable_auto_compactions=True)
+    for b in insert_benchmark_batches(1000):
+        db.write(b)
+    db.flush()
+    model = CostModel()
+    declared = {u: n for u, n in clock.declared_work.items() if u in model.units}
+    assert declared["flush_entries"] == 4000
+    per_entry = model.breakdown(declared)["flush_entries"]
+    rest = model.seconds({u: n for u, n in declared.items() if u != "flush_entries"})
+    assert per_entry > rest + model.seconds(io_work(clock.declared_io))
