@@ -16,12 +16,16 @@ When something needs more than that, the operation stops *before changing anythi
 cost model, ``minidb.sim.cpu``): one search in each internal page and one in the leaf per operation, each charged
 what a binary search over that page's records makes (``search_compares``), however the code finds the position.
 
-**Loading ahead.** On a large load the leaves a batch changes are cold: each probe of a leaf's binary search
-waits for memory, one miss after the other. ``apply_ops`` therefore looks ahead while it works: two ops ahead it
-finds the next leaf's frame (``leaf_ahead``: the cached internal pages lead there, and nothing is counted or
-moved), one op ahead it asks the CPU to load that leaf's header and slot directory (``prefetch_page``), so those
-misses overlap the current op's work instead of following it. It is only a hint: a wrong guess (a split in
-between) costs a few loads, never a different result, and every count is the same with or without it.
+**Searching ahead.** On a large load the leaves a batch changes are cold: each probe of a leaf's binary search
+waits for memory, one miss after the other (a secondary-index leaf of 500 records is nine dependent misses).
+``apply_ops`` therefore runs each op's leaf search ahead of the op, a step at a time, interleaved with the ops
+before it, as "group prefetching" does for hash joins (Chen et al., SIGMOD 2004). ``AHEAD`` ops before an op it
+finds the op's leaf frame (``leaf_ahead``: the cached internal pages lead there, and nothing is counted or moved)
+and asks the CPU for the leaf's header and slot directory (``prefetch_page``); then, at each op in between, the
+search takes one step (``probe_step``): it compares the key with the record asked for one op earlier, by now in
+the cache, and asks for the next one. When the op's turn comes, its real search finds every record it reads in
+the cache. The steps are only a hint: they read what the page holds at the time, and a record inserted meanwhile
+or a wrong guess costs a few loads, never a different result; every count is the same with or without them.
 
 The methods are ``try_put``, ``try_delete``, ``try_get``, ``try_seek`` and ``try_peek``; tree.py's ``BTree`` (a
 subclass) wraps them into complete operations. ``path()`` gives the pages of the descent, root first, for tree.py's split
@@ -36,12 +40,13 @@ from cpython.ref cimport PyObject
 from cpython.tuple cimport PyTuple_GET_ITEM
 
 from ..errors import CorruptionError
-from .page cimport (OFF_INDEX_ID, OFF_LEVEL, OFF_TYPE, PUT_FULL, REC_HEADER, SLOT_SIZE, TYPE_INDEX,
-                    page_child, page_child_slot, page_delete_at, page_lower_bound, page_nrecs, page_put_at,
-                    page_used, rd16, rd32, rec_at, rec_size)
+from .page cimport (FLAG_LAST_AT_END, OFF_FLAGS, OFF_INDEX_ID, OFF_LEVEL, OFF_TYPE, PUT_FULL, REC_HEADER,
+                    SLOT_SIZE, TYPE_INDEX, key_cmp, page_child, page_child_slot, page_delete_at, page_lower_bound,
+                    page_nrecs, page_put_at, page_used, rd16, rd32, rec_at, rec_size)
 from .page_zip cimport zip_del, zip_put
 
 DONE = R_DONE
+SEARCH_AHEAD = AHEAD
 MISS = R_MISS
 FULL = R_FULL
 UNDERFULL = R_UNDERFULL
@@ -60,6 +65,20 @@ cdef enum:
     SLOT_PREFETCH = 1024  # bytes at the end of a leaf loaded ahead: the slot directory of up to 512 records
     # (a 60%-full 16 KiB leaf of secondary keys holds about 500). Loading more ahead measured no faster: with the
     # whole page (256 lines) or 2 KiB, the loop waits on its own prefetches (a core has few line-fill buffers).
+    AHEAD = 13  # ops between the start of a leaf search and its op: a step to load the frame, one to load the
+    # header and slot directory, then one per probe of a binary search over up to 1023 records (a 16 KiB leaf of
+    # short keys holds about 700)
+    RING = 16  # probes kept: a power of two above AHEAD, so that op i's is ring[i & (RING - 1)]
+
+
+cdef struct Probe:
+    # A leaf search run ahead of its op (see "Searching ahead" above); over once ``frame`` and ``page`` are NULL.
+    PyObject* frame    # the leaf's frame until the first step reads its page pointer, then NULL
+    const uchar* page  # the leaf's bytes (the pool keeps its frame for the whole apply_ops call)
+    const uchar* key   # the op's key (its bytes object is in the ops list)
+    int klen
+    int lo, hi         # the search's range of positions; hi -1 until the page's header has been read
+    int mid            # the record asked of the CPU at the last step, -1 if none
 
 
 cdef inline int search_compares(int n) noexcept nogil:
@@ -272,6 +291,90 @@ cdef inline void prefetch_page(const uchar* p, int ps) noexcept nogil:
         off += CACHE_LINE
 
 
+cdef void probe_start(Probe* pr, list ops, Py_ssize_t i, dict trees):
+    """Start the search ahead of op ``i``: find its leaf's frame, whose object leaf_ahead has asked for."""
+    cdef object frame = frame_ahead(ops, i, trees)
+    cdef object key
+    pr.page = NULL
+    pr.frame = NULL
+    if frame is None:
+        return
+    pr.frame = <PyObject*> frame
+    key = <object> PyTuple_GET_ITEM(<object> PyList_GET_ITEM(ops, i), 1)
+    pr.key = <const uchar*> PyBytes_AS_STRING(key)
+    pr.klen = <int> PyBytes_GET_SIZE(key)
+    pr.lo = 0
+    pr.hi = -1
+    pr.mid = -1
+
+
+cdef void probe_step(Probe* pr, int ps) noexcept nogil:
+    """One step of a search ahead: compare with the record asked for at the last step, ask for the next one.
+
+    It follows page_lower_bound (the end first after an insert at the end, then a binary search, then the record
+    at the position for the equality test), on the page as it is now: the ops in between may have changed it, so
+    the range is cut to the records the page holds. A page that is no longer a leaf ends the search.
+    """
+    cdef const uchar* p = pr.page
+    cdef const uchar* r
+    cdef int n
+    if p == NULL:
+        if pr.frame != NULL:  # the frame object has arrived: ask for the page's header and slot directory
+            pr.page = (<Frame> pr.frame).data
+            pr.frame = NULL
+            prefetch_page(pr.page, ps)
+        return
+    if p[OFF_TYPE] != TYPE_INDEX or p[OFF_LEVEL] != 0:
+        pr.page = NULL
+        return
+    n = page_nrecs(p)
+    if pr.hi < 0:  # the first step: the header and the slots have arrived
+        pr.hi = n
+        if n > 0 and p[OFF_FLAGS] & FLAG_LAST_AT_END:
+            r = rec_at(p, ps, n - 1)  # just inserted by an earlier op: cached, so compare now
+            if key_cmp(r + REC_HEADER, rd16(r), pr.key, pr.klen) < 0:
+                pr.lo = n
+                pr.page = NULL  # the search will stop at the end
+                return
+    elif pr.mid >= 0 and pr.mid < n:
+        r = rec_at(p, ps, pr.mid)
+        if key_cmp(r + REC_HEADER, rd16(r), pr.key, pr.klen) < 0:
+            pr.lo = pr.mid + 1
+        else:
+            pr.hi = pr.mid
+    if pr.hi > n:
+        pr.hi = n
+    if pr.lo < pr.hi:
+        pr.mid = (pr.lo + pr.hi) >> 1
+    else:  # the search is over but for its equality test at lo
+        pr.page = NULL
+        if pr.lo >= n:
+            return
+        pr.mid = pr.lo
+    r = rec_at(p, ps, pr.mid)
+    prefetch_line(r)
+    prefetch_line(r + REC_HEADER + pr.klen - 1)  # the key's last byte: the record may cross into the next line
+
+
+def search_ahead(Frame frame, bytes key, change=None):
+    """Run a search ahead (``probe_step``) for ``key`` in the leaf of ``frame`` to its end, calling ``change()``
+    after each step (the ops in between); (the position it ends at, steps taken). On a page that does not change,
+    the position is page_lower_bound's; it completes before its op if it takes at most AHEAD - 1 steps."""
+    cdef Probe pr
+    cdef int steps = 0
+    pr.frame = <PyObject*> frame
+    pr.page = NULL
+    pr.key = <const uchar*> PyBytes_AS_STRING(key)
+    pr.klen = <int> PyBytes_GET_SIZE(key)
+    pr.lo, pr.hi, pr.mid = 0, -1, -1
+    while pr.frame != NULL or pr.page != NULL:
+        probe_step(&pr, <int> len(frame.buf))
+        steps += 1
+        if change is not None:
+            change()
+    return pr.lo, steps
+
+
 def apply_ops(list ops, Py_ssize_t start, dict trees, Mtr mtr, BufferPool pool, Py_ssize_t max_frames):
     """Run ``ops[start:]`` ((keyspace, key, value or None) tuples) through the fast path; return (i, full).
 
@@ -280,19 +383,27 @@ def apply_ops(list ops, Py_ssize_t start, dict trees, Mtr mtr, BufferPool pool, 
     needs the slow path. Each op tried counts as one client operation for the buffer pool's midpoint promotion,
     including one that needs the slow path: the caller finishes it without counting it again.
     """
-    cdef Py_ssize_t i, n = PyList_GET_SIZE(ops)
+    cdef Py_ssize_t i, j, n = PyList_GET_SIZE(ops)
+    cdef int ps = pool.page_size
     cdef PyObject* t
     cdef object op, value
-    cdef object ahead = frame_ahead(ops, start + 1, trees)  # op i+1's leaf frame, found one op earlier
     cdef int r
+    cdef Probe ring[RING]
+    # The pages stay where they are during the call: the fast path changes leaves in place, reads nothing in and
+    # evicts nothing (an op that would returns first), so the probes' page pointers stay valid.
+    for j in range(RING):
+        ring[j].page = NULL
+        ring[j].frame = NULL
+    for j in range(start + 1, start + AHEAD):
+        if j < n:
+            probe_start(&ring[j & (RING - 1)], ops, j, trees)
     for i in range(start, n):
         if PyList_GET_SIZE(mtr.frames) >= max_frames:
             return i, True
-        # Loading a leaf is a cache miss per probe of its binary search. Two ops ahead, find the frame (the cached
-        # internal pages lead there); one op ahead, ask for its page: its misses overlap this op's work.
-        if ahead is not None:
-            prefetch_page((<Frame> ahead).data, pool.page_size)
-        ahead = frame_ahead(ops, i + 2, trees)
+        if i + AHEAD < n:
+            probe_start(&ring[(i + AHEAD) & (RING - 1)], ops, i + AHEAD, trees)
+        for j in range(i + 1, i + AHEAD):
+            probe_step(&ring[j & (RING - 1)], ps)
         op = <object> PyList_GET_ITEM(ops, i)
         pool.op += 1
         t = PyDict_GetItem(trees, <object> PyTuple_GET_ITEM(op, 0))
