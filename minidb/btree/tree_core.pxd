@@ -8,6 +8,15 @@ cdef enum:
     MAX_HEIGHT = 40   # deeper than any tree of 2^32 pages with two records per page
 
 cdef enum:
+    ROUTE_LEVELS = 8  # internal levels a Route remembers (more than a tree of 2^32 pages of 64 records has)
+
+cdef struct Route:
+    # The record followed in each internal page on the way to a key's leaf, root first, as leaf_ahead found them:
+    # descend follows them again without searching, while the internal pages have not changed (see apply_ops).
+    int levels                  # internal pages the route covers (0: none)
+    int slot[ROUTE_LEVELS]
+
+cdef enum:
     # What a fast-path operation did; anything but R_DONE changed nothing and leaves the work to tree.py.
     R_DONE = 0        # completed in the buffer pool
     R_MISS = 1        # a page on the way is not in the pool (miss_page, miss_level say which)
@@ -33,8 +42,8 @@ cdef class TreeCore:
     cdef public int miss_level            # its level (-1 if unknown: the root)
     cdef public unsigned long long compares  # key comparisons of the fast path's searches (see search_compares)
 
-    cdef int descend(self, const uchar* key, int klen) except -1
-    cdef object leaf_ahead(self, const uchar* key, int klen)
-    cdef int c_put(self, bytes key, bytes value, Mtr mtr) except -1
-    cdef int c_delete(self, bytes key, Mtr mtr) except -1
+    cdef int descend(self, const uchar* key, int klen, const Route* route) except -1
+    cdef object leaf_ahead(self, const uchar* key, int klen, Route* route)
+    cdef int c_put(self, bytes key, bytes value, Mtr mtr, const Route* route) except -1
+    cdef int c_delete(self, bytes key, Mtr mtr, const Route* route) except -1
     cdef object c_get(self, bytes key)

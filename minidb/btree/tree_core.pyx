@@ -26,6 +26,10 @@ search takes one step (``probe_step``): it compares the key with the record aske
 the cache, and asks for the next one. When the op's turn comes, its real search finds every record it reads in
 the cache. The steps are only a hint: they read what the page holds at the time, and a record inserted meanwhile
 or a wrong guess costs a few loads, never a different result; every count is the same with or without them.
+The descent ahead also keeps the record it followed in each internal page (a ``Route``, tree_core.pxd), and the
+op's own descent follows them instead of searching again: within one ``apply_ops`` call no internal page changes
+(a split or a merge goes back to tree.py first), so the way is still the same. The comparisons are counted as if
+searched.
 
 The methods are ``try_put``, ``try_delete``, ``try_get``, ``try_seek`` and ``try_peek``; tree.py's ``BTree`` (a
 subclass) wraps them into complete operations. ``path()`` gives the pages of the descent, root first, for tree.py's split
@@ -79,6 +83,7 @@ cdef struct Probe:
     int klen
     int lo, hi         # the search's range of positions; hi -1 until the page's header has been read
     int mid            # the record asked of the CPU at the last step, -1 if none
+    Route route        # the way to the leaf, for the op's descent
 
 
 cdef inline int search_compares(int n) noexcept nogil:
@@ -105,7 +110,10 @@ cdef class TreeCore:
         self.merge_limit = merge_limit
         self.path_len = 0
 
-    cdef int descend(self, const uchar* key, int klen) except -1:
+    cdef int descend(self, const uchar* key, int klen, const Route* route) except -1:
+        """Descend to ``key``'s leaf (``leaf``, ``path()``): R_DONE or R_MISS. ``route`` (or NULL): the records to
+        follow in the first internal pages, found by an earlier leaf_ahead for this key that no change has
+        outdated; they spare the binary searches but not their counted comparisons."""
         cdef uint32_t page_no = self.root
         cdef int d = 0, level = -1, slot
         cdef Frame f
@@ -134,15 +142,18 @@ cdef class TreeCore:
                 return R_DONE
             if d + 1 >= MAX_HEIGHT or page_nrecs(p) == 0:
                 raise CorruptionError(f"index {self.name!r}: internal page {page_no} is empty or too deep")
-            slot = page_child_slot(p, self.ps, key, klen)
+            if route != NULL and d < route.levels and route.slot[d] < page_nrecs(p):
+                slot = route.slot[d]
+            else:
+                slot = page_child_slot(p, self.ps, key, klen)
             self.compares += search_compares(page_nrecs(p) - 1)  # record 0 is minus infinity: never compared
             self.path_slot[d] = slot
             page_no = page_child(p, self.ps, slot)
             d += 1
 
-    cdef object leaf_ahead(self, const uchar* key, int klen):
+    cdef object leaf_ahead(self, const uchar* key, int klen, Route* route):
         """The frame of the cached leaf that holds or would hold ``key`` (None if not found), its object asked of
-        the CPU's cache; changes nothing.
+        the CPU's cache; changes nothing. ``route`` (or NULL) receives the records followed on the way.
 
         The descent reads the cached internal pages (a few per tree, hot) without touching the LRU list or any
         counter, and stops at the leaf's frame without reading it: the leaf itself is loaded later
@@ -152,7 +163,9 @@ cdef class TreeCore:
         cdef list table = self.pool.table
         cdef object obj
         cdef const uchar* p
-        cdef int d
+        cdef int d, slot
+        if route != NULL:
+            route.levels = 0
         for d in range(MAX_HEIGHT):
             if page_no >= <uint32_t> PyList_GET_SIZE(table):
                 return None
@@ -164,7 +177,11 @@ cdef class TreeCore:
                 return None
             if p[OFF_LEVEL] == 0 or page_nrecs(p) == 0:
                 return obj  # a root leaf
-            page_no = page_child(p, self.ps, page_child_slot(p, self.ps, key, klen))
+            slot = page_child_slot(p, self.ps, key, klen)
+            if route != NULL and d < ROUTE_LEVELS:
+                route.slot[d] = slot
+                route.levels = d + 1
+            page_no = page_child(p, self.ps, slot)
             if p[OFF_LEVEL] == 1:
                 if page_no >= <uint32_t> PyList_GET_SIZE(table):
                     return None
@@ -177,11 +194,11 @@ cdef class TreeCore:
 
     def try_put(self, bytes key, bytes value, Mtr mtr):
         """Insert or replace ``key`` in its cached leaf; R_DONE, R_MISS or R_FULL."""
-        return self.c_put(key, value, mtr)
+        return self.c_put(key, value, mtr, NULL)
 
     def try_delete(self, bytes key, Mtr mtr):
         """Delete ``key`` from its cached leaf; R_DONE (also when absent), R_MISS or R_UNDERFULL."""
-        return self.c_delete(key, mtr)
+        return self.c_delete(key, mtr, NULL)
 
     def try_get(self, bytes key):
         """The value of ``key``, None if absent, or MISSING if a page on the way is not in the pool."""
@@ -189,18 +206,18 @@ cdef class TreeCore:
 
     def try_seek(self, bytes key):
         """Descend to the leaf that holds or would hold ``key``: R_DONE (see ``leaf_frame``) or R_MISS."""
-        return self.descend(<const uchar*> PyBytes_AS_STRING(key), <int> PyBytes_GET_SIZE(key))
+        return self.descend(<const uchar*> PyBytes_AS_STRING(key), <int> PyBytes_GET_SIZE(key), NULL)
 
     def try_peek(self, bytes key):
         """The frame of the cached leaf that holds or would hold ``key``, or None if a page on the way is not in
         the pool; counts nothing and moves nothing in the LRU list (``leaf_ahead``, the fast path's prefetch)."""
-        return self.leaf_ahead(<const uchar*> PyBytes_AS_STRING(key), <int> PyBytes_GET_SIZE(key))
+        return self.leaf_ahead(<const uchar*> PyBytes_AS_STRING(key), <int> PyBytes_GET_SIZE(key), NULL)
 
     # The C versions are cdef: apply_ops calls them without looking for Python overrides in subclasses.
-    cdef int c_put(self, bytes key, bytes value, Mtr mtr) except -1:
+    cdef int c_put(self, bytes key, bytes value, Mtr mtr, const Route* route) except -1:
         cdef const uchar* k = <const uchar*> PyBytes_AS_STRING(key)
         cdef int klen = <int> PyBytes_GET_SIZE(key)
-        cdef int r = self.descend(k, klen)
+        cdef int r = self.descend(k, klen, route)
         if r != R_DONE:
             return r
         cdef Frame f = self.leaf
@@ -222,10 +239,10 @@ cdef class TreeCore:
         mtr.touch(f)
         return R_DONE
 
-    cdef int c_delete(self, bytes key, Mtr mtr) except -1:
+    cdef int c_delete(self, bytes key, Mtr mtr, const Route* route) except -1:
         cdef const uchar* k = <const uchar*> PyBytes_AS_STRING(key)
         cdef int klen = <int> PyBytes_GET_SIZE(key)
-        cdef int r = self.descend(k, klen)
+        cdef int r = self.descend(k, klen, route)
         cdef bint found
         if r != R_DONE:
             return r
@@ -248,7 +265,7 @@ cdef class TreeCore:
         cdef const uchar* k = <const uchar*> PyBytes_AS_STRING(key)
         cdef int klen = <int> PyBytes_GET_SIZE(key)
         cdef bint found
-        if self.descend(k, klen) != R_DONE:
+        if self.descend(k, klen, NULL) != R_DONE:
             return MISSING
         cdef const uchar* p = self.leaf.data
         cdef int pos = page_lower_bound(p, self.ps, k, klen, &found)
@@ -268,8 +285,9 @@ cdef class TreeCore:
         return [(self.path_page[i], self.path_slot[i]) for i in range(self.path_len)]
 
 
-cdef object frame_ahead(list ops, Py_ssize_t i, dict trees):
-    """The frame of the leaf op ``i`` will change (see TreeCore.leaf_ahead), or None (no such op, no tree yet)."""
+cdef object frame_ahead(list ops, Py_ssize_t i, dict trees, Route* route):
+    """The frame of the leaf op ``i`` will change (see TreeCore.leaf_ahead), or None (no such op, no tree yet);
+    ``route`` receives the way there."""
     cdef PyObject* t
     cdef object op, key
     if i >= PyList_GET_SIZE(ops):
@@ -277,9 +295,10 @@ cdef object frame_ahead(list ops, Py_ssize_t i, dict trees):
     op = <object> PyList_GET_ITEM(ops, i)
     t = PyDict_GetItem(trees, <object> PyTuple_GET_ITEM(op, 0))
     key = <object> PyTuple_GET_ITEM(op, 1)
+    route.levels = 0
     if t == NULL or type(key) is not bytes:
         return None
-    return (<TreeCore> t).leaf_ahead(<const uchar*> PyBytes_AS_STRING(key), <int> PyBytes_GET_SIZE(key))
+    return (<TreeCore> t).leaf_ahead(<const uchar*> PyBytes_AS_STRING(key), <int> PyBytes_GET_SIZE(key), route)
 
 
 cdef inline void prefetch_page(const uchar* p, int ps) noexcept nogil:
@@ -293,7 +312,7 @@ cdef inline void prefetch_page(const uchar* p, int ps) noexcept nogil:
 
 cdef void probe_start(Probe* pr, list ops, Py_ssize_t i, dict trees):
     """Start the search ahead of op ``i``: find its leaf's frame, whose object leaf_ahead has asked for."""
-    cdef object frame = frame_ahead(ops, i, trees)
+    cdef object frame = frame_ahead(ops, i, trees, &pr.route)
     cdef object key
     pr.page = NULL
     pr.frame = NULL
@@ -353,7 +372,6 @@ cdef void probe_step(Probe* pr, int ps) noexcept nogil:
         pr.mid = pr.lo
     r = rec_at(p, ps, pr.mid)
     prefetch_line(r)
-    prefetch_line(r + REC_HEADER + pr.klen - 1)  # the key's last byte: the record may cross into the next line
 
 
 def search_ahead(Frame frame, bytes key, change=None):
@@ -389,11 +407,14 @@ def apply_ops(list ops, Py_ssize_t start, dict trees, Mtr mtr, BufferPool pool, 
     cdef object op, value
     cdef int r
     cdef Probe ring[RING]
+    cdef Route* route
     # The pages stay where they are during the call: the fast path changes leaves in place, reads nothing in and
-    # evicts nothing (an op that would returns first), so the probes' page pointers stay valid.
+    # evicts nothing (an op that would returns first), so the probes' page pointers stay valid. Nor does it change
+    # an internal page (a split or a merge returns first), so the route each probe found is still the way.
     for j in range(RING):
         ring[j].page = NULL
         ring[j].frame = NULL
+        ring[j].route.levels = 0
     for j in range(start + 1, start + AHEAD):
         if j < n:
             probe_start(&ring[j & (RING - 1)], ops, j, trees)
@@ -410,10 +431,11 @@ def apply_ops(list ops, Py_ssize_t start, dict trees, Mtr mtr, BufferPool pool, 
         if t == NULL:
             return i, False
         value = <object> PyTuple_GET_ITEM(op, 2)
+        route = &ring[i & (RING - 1)].route
         if value is None:
-            r = (<TreeCore> t).c_delete(<bytes> PyTuple_GET_ITEM(op, 1), mtr)
+            r = (<TreeCore> t).c_delete(<bytes> PyTuple_GET_ITEM(op, 1), mtr, route)
         else:
-            r = (<TreeCore> t).c_put(<bytes> PyTuple_GET_ITEM(op, 1), <bytes> value, mtr)
+            r = (<TreeCore> t).c_put(<bytes> PyTuple_GET_ITEM(op, 1), <bytes> value, mtr, route)
         if r != R_DONE:
             return i, False
     return n, False

@@ -107,3 +107,38 @@ def test_it_ends_when_the_page_stops_being_a_leaf():
 
     position, steps = search_ahead(frame, KEY.pack(5), change)
     assert steps == 4  # the frame, the header, one comparison; then the page is free
+
+
+def loaded_engines(ops_per_batch: int, seed: int):
+    """An engine after a random load of puts and deletes (splits and merges among them), written
+    ``ops_per_batch`` ops at a time."""
+    from minidb.kv import WriteBatch
+
+    from .helpers import small_engine
+
+    engine, _ = small_engine(buffer_pool_bytes=1024 * 4096)
+    rng = random.Random(seed)
+    ops = []
+    for _ in range(6000):
+        key = b"%0100d" % rng.randrange(20000)  # long keys: few to a page, a tree of height 3
+        ops.append((key, None if rng.random() < 0.2 else b"v" * rng.randrange(1, 60)))
+    for start in range(0, len(ops), ops_per_batch):
+        batch = WriteBatch()
+        for key, value in ops[start:start + ops_per_batch]:
+            if value is None:
+                batch.delete("t", key)
+            else:
+                batch.put("t", key, value)
+        engine.write(batch)
+    return engine
+
+
+def test_a_batch_through_the_fast_path_ends_as_its_ops_one_by_one_with_the_same_comparisons_counted():
+    # One op per batch: no op has another before it in its apply_ops call, so none is searched ahead and every
+    # descent searches each internal page. In batches of 500, most ops follow the route found ahead of them.
+    one_by_one, batched = loaded_engines(1, seed=4), loaded_engines(500, seed=4)
+    assert one_by_one.check()["keyspaces"]["t"]["height"] >= 3  # internal pages with separators to choose from
+    assert batched.check()["keyspaces"]["t"] == one_by_one.check()["keyspaces"]["t"]
+    assert list(batched.scan("t")) == list(one_by_one.scan("t"))
+    assert batched.trees["t"].compares == one_by_one.trees["t"].compares
+    assert batched.counters["splits"] == one_by_one.counters["splits"] > 0
