@@ -1,3 +1,4 @@
+from cpython.ref cimport PyObject
 from libc.stdint cimport uint32_t
 
 from .buffer_pool cimport BufferPool, Frame
@@ -11,10 +12,15 @@ cdef enum:
     ROUTE_LEVELS = 8  # internal levels a Route remembers (more than a tree of 2^32 pages of 64 records has)
 
 cdef struct Route:
-    # The record followed in each internal page on the way to a key's leaf, root first, as leaf_ahead found them:
-    # descend follows them again without searching, while the internal pages have not changed (see apply_ops).
+    # The way to a key's place found ahead of its op (see apply_ops): the record followed in each internal page,
+    # root first, as leaf_ahead found them (descend follows them again without searching: no internal page changes
+    # within an apply_ops call), and the key's position in the leaf, as a search ahead found it (the op takes it
+    # instead of searching if the leaf has not changed since).
     int levels                  # internal pages the route covers (0: none)
     int slot[ROUTE_LEVELS]
+    PyObject* leaf              # the leaf's frame (NULL: none)
+    unsigned int changes        # leaf.changes when the search ahead read the page
+    int pos                     # page_lower_bound's position for the key there; -1 if the search did not end
 
 cdef enum:
     # What a fast-path operation did; anything but R_DONE changed nothing and leaves the work to tree.py.
@@ -43,6 +49,7 @@ cdef class TreeCore:
     cdef public unsigned long long compares  # key comparisons of the fast path's searches (see search_compares)
 
     cdef int descend(self, const uchar* key, int klen, const Route* route) except -1
+    cdef int leaf_position(self, const uchar* key, int klen, const Route* route, bint* found) noexcept
     cdef object leaf_ahead(self, const uchar* key, int klen, Route* route)
     cdef int c_put(self, bytes key, bytes value, Mtr mtr, const Route* route) except -1
     cdef int c_delete(self, bytes key, Mtr mtr, const Route* route) except -1

@@ -24,12 +24,12 @@ finds the op's leaf frame (``leaf_ahead``: the cached internal pages lead there,
 and asks the CPU for the leaf's header and slot directory (``prefetch_page``); then, at each op in between, the
 search takes one step (``probe_step``): it compares the key with the record asked for one op earlier, by now in
 the cache, and asks for the next one. When the op's turn comes, its real search finds every record it reads in
-the cache. The steps are only a hint: they read what the page holds at the time, and a record inserted meanwhile
-or a wrong guess costs a few loads, never a different result; every count is the same with or without them.
-The descent ahead also keeps the record it followed in each internal page (a ``Route``, tree_core.pxd), and the
-op's own descent follows them instead of searching again: within one ``apply_ops`` call no internal page changes
-(a split or a merge goes back to tree.py first), so the way is still the same. The comparisons are counted as if
-searched.
+the cache. The steps read what the page holds at the time: a record inserted meanwhile costs a few loads, never a
+different result. What they find is kept in a ``Route`` (tree_core.pxd) and spares the op its own searches: the
+record followed in each internal page (within one ``apply_ops`` call no internal page changes: a split or a merge
+goes back to tree.py first), and the key's position in the leaf, if the leaf has not changed since the search
+ahead read it (``Frame.changes`` counts the fast path's changes). The comparisons are counted as if searched, so
+every count is the same with or without the search ahead.
 
 The methods are ``try_put``, ``try_delete``, ``try_get``, ``try_seek`` and ``try_peek``; tree.py's ``BTree`` (a
 subclass) wraps them into complete operations. ``path()`` gives the pages of the descent, root first, for tree.py's split
@@ -213,6 +213,19 @@ cdef class TreeCore:
         the pool; counts nothing and moves nothing in the LRU list (``leaf_ahead``, the fast path's prefetch)."""
         return self.leaf_ahead(<const uchar*> PyBytes_AS_STRING(key), <int> PyBytes_GET_SIZE(key), NULL)
 
+    cdef int leaf_position(self, const uchar* key, int klen, const Route* route, bint* found) noexcept:
+        """page_lower_bound in the leaf the last descent reached: the search ahead's answer if ``route`` has one
+        for this leaf and the leaf has not changed since, else a search."""
+        cdef Frame f = self.leaf
+        cdef const uchar* r
+        if route == NULL or route.pos < 0 or route.leaf != <PyObject*> f or route.changes != f.changes:
+            return page_lower_bound(f.data, self.ps, key, klen, found)
+        found[0] = False
+        if route.pos < page_nrecs(f.data):
+            r = rec_at(f.data, self.ps, route.pos)
+            found[0] = key_cmp(r + REC_HEADER, rd16(r), key, klen) == 0
+        return route.pos
+
     # The C versions are cdef: apply_ops calls them without looking for Python overrides in subclasses.
     cdef int c_put(self, bytes key, bytes value, Mtr mtr, const Route* route) except -1:
         cdef const uchar* k = <const uchar*> PyBytes_AS_STRING(key)
@@ -224,7 +237,7 @@ cdef class TreeCore:
         cdef Py_ssize_t undo_bytes = mtr.undo.n
         cdef int undo_records = mtr.undo.nrecords
         cdef bint found
-        cdef int pos = page_lower_bound(f.data, self.ps, k, klen, &found)  # one search serves undo and put
+        cdef int pos = self.leaf_position(k, klen, route, &found)  # one search serves undo and put
         mtr.undo_at(self.index_id, k, klen, f, pos, found)
         if f.zip is None:
             r = page_put_at(f.data, self.ps, pos, found, k, klen, <const uchar*> PyBytes_AS_STRING(value),
@@ -237,6 +250,7 @@ cdef class TreeCore:
             return R_FULL
         mtr.log_put(f.page_no, k, klen, <const uchar*> PyBytes_AS_STRING(value), <int> PyBytes_GET_SIZE(value))
         mtr.touch(f)
+        f.changes += 1
         return R_DONE
 
     cdef int c_delete(self, bytes key, Mtr mtr, const Route* route) except -1:
@@ -247,7 +261,7 @@ cdef class TreeCore:
         if r != R_DONE:
             return r
         cdef Frame f = self.leaf
-        cdef int pos = page_lower_bound(f.data, self.ps, k, klen, &found)
+        cdef int pos = self.leaf_position(k, klen, route, &found)
         if not found:
             return R_DONE
         if self.path_len > 1 and (page_used(f.data) - rec_size(rec_at(f.data, self.ps, pos)) - SLOT_SIZE
@@ -259,6 +273,7 @@ cdef class TreeCore:
             zip_del(f, k, klen)
         mtr.log_del(f.page_no, k, klen)
         mtr.touch(f)
+        f.changes += 1
         return R_DONE
 
     cdef object c_get(self, bytes key):
@@ -316,9 +331,12 @@ cdef void probe_start(Probe* pr, list ops, Py_ssize_t i, dict trees):
     cdef object key
     pr.page = NULL
     pr.frame = NULL
+    pr.route.leaf = NULL
+    pr.route.pos = -1
     if frame is None:
         return
     pr.frame = <PyObject*> frame
+    pr.route.leaf = <PyObject*> frame
     key = <object> PyTuple_GET_ITEM(<object> PyList_GET_ITEM(ops, i), 1)
     pr.key = <const uchar*> PyBytes_AS_STRING(key)
     pr.klen = <int> PyBytes_GET_SIZE(key)
@@ -327,7 +345,7 @@ cdef void probe_start(Probe* pr, list ops, Py_ssize_t i, dict trees):
     pr.mid = -1
 
 
-cdef void probe_step(Probe* pr, int ps) noexcept nogil:
+cdef void probe_step(Probe* pr, int ps) noexcept:
     """One step of a search ahead: compare with the record asked for at the last step, ask for the next one.
 
     It follows page_lower_bound (the end first after an insert at the end, then a binary search, then the record
@@ -349,10 +367,11 @@ cdef void probe_step(Probe* pr, int ps) noexcept nogil:
     n = page_nrecs(p)
     if pr.hi < 0:  # the first step: the header and the slots have arrived
         pr.hi = n
+        pr.route.changes = (<Frame> pr.route.leaf).changes  # the answer holds while this does not move
         if n > 0 and p[OFF_FLAGS] & FLAG_LAST_AT_END:
             r = rec_at(p, ps, n - 1)  # just inserted by an earlier op: cached, so compare now
             if key_cmp(r + REC_HEADER, rd16(r), pr.key, pr.klen) < 0:
-                pr.lo = n
+                pr.lo = pr.route.pos = n
                 pr.page = NULL  # the search will stop at the end
                 return
     elif pr.mid >= 0 and pr.mid < n:
@@ -365,8 +384,9 @@ cdef void probe_step(Probe* pr, int ps) noexcept nogil:
         pr.hi = n
     if pr.lo < pr.hi:
         pr.mid = (pr.lo + pr.hi) >> 1
-    else:  # the search is over but for its equality test at lo
+    else:  # the search is over but for its equality test at lo, which the op makes
         pr.page = NULL
+        pr.route.pos = pr.lo
         if pr.lo >= n:
             return
         pr.mid = pr.lo
@@ -385,6 +405,8 @@ def search_ahead(Frame frame, bytes key, change=None):
     pr.key = <const uchar*> PyBytes_AS_STRING(key)
     pr.klen = <int> PyBytes_GET_SIZE(key)
     pr.lo, pr.hi, pr.mid = 0, -1, -1
+    pr.route.leaf = <PyObject*> frame
+    pr.route.pos = -1
     while pr.frame != NULL or pr.page != NULL:
         probe_step(&pr, <int> len(frame.buf))
         steps += 1
@@ -415,6 +437,8 @@ def apply_ops(list ops, Py_ssize_t start, dict trees, Mtr mtr, BufferPool pool, 
         ring[j].page = NULL
         ring[j].frame = NULL
         ring[j].route.levels = 0
+        ring[j].route.leaf = NULL
+        ring[j].route.pos = -1
     for j in range(start + 1, start + AHEAD):
         if j < n:
             probe_start(&ring[j & (RING - 1)], ops, j, trees)

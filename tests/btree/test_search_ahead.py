@@ -135,7 +135,8 @@ def loaded_engines(ops_per_batch: int, seed: int):
 
 def test_a_batch_through_the_fast_path_ends_as_its_ops_one_by_one_with_the_same_comparisons_counted():
     # One op per batch: no op has another before it in its apply_ops call, so none is searched ahead and every
-    # descent searches each internal page. In batches of 500, most ops follow the route found ahead of them.
+    # op searches each page on its way. In batches of 500, most ops follow the route found ahead of them and take
+    # the position found ahead in their leaf, unless an op in between changed that leaf.
     one_by_one, batched = loaded_engines(1, seed=4), loaded_engines(500, seed=4)
     assert one_by_one.check()["keyspaces"]["t"]["height"] >= 3  # internal pages with separators to choose from
     assert batched.check()["keyspaces"]["t"] == one_by_one.check()["keyspaces"]["t"]
