@@ -50,7 +50,7 @@ cdef class TreeCore:
 
     cdef int descend(self, const uchar* key, int klen, const Route* route) except -1
     cdef int leaf_position(self, const uchar* key, int klen, const Route* route, bint* found) noexcept
-    cdef object leaf_ahead(self, const uchar* key, int klen, Route* route)
+    cdef PyObject* leaf_ahead(self, const uchar* key, int klen, Route* route) noexcept
     cdef int c_put(self, bytes key, bytes value, Mtr mtr, const Route* route) except -1
     cdef int c_delete(self, bytes key, Mtr mtr, const Route* route) except -1
     cdef object c_get(self, bytes key)

@@ -151,30 +151,31 @@ cdef class TreeCore:
             page_no = page_child(p, self.ps, slot)
             d += 1
 
-    cdef object leaf_ahead(self, const uchar* key, int klen, Route* route):
-        """The frame of the cached leaf that holds or would hold ``key`` (None if not found), its object asked of
-        the CPU's cache; changes nothing. ``route`` (or NULL) receives the records followed on the way.
+    cdef PyObject* leaf_ahead(self, const uchar* key, int klen, Route* route) noexcept:
+        """The frame of the cached leaf that holds or would hold ``key`` (NULL if not found; a borrowed reference,
+        the pool's), its object asked of the CPU's cache; changes nothing. ``route`` (or NULL) receives the records
+        followed on the way.
 
         The descent reads the cached internal pages (a few per tree, hot) without touching the LRU list or any
-        counter, and stops at the leaf's frame without reading it: the leaf itself is loaded later
-        (``prefetch_page``). Anything unexpected (a page not in the pool, not of this tree) just ends the hint.
+        counter, and stops at the leaf's frame without reading it, not even its reference count: the leaf is loaded
+        later (``prefetch_page``). Anything unexpected (a page not in the pool, not of this tree) just ends the hint.
         """
         cdef uint32_t page_no = self.root
         cdef list table = self.pool.table
-        cdef object obj
+        cdef PyObject* obj
         cdef const uchar* p
         cdef int d, slot
         if route != NULL:
             route.levels = 0
         for d in range(MAX_HEIGHT):
             if page_no >= <uint32_t> PyList_GET_SIZE(table):
-                return None
-            obj = <object> PyList_GET_ITEM(table, page_no)
-            if obj is None:
-                return None
-            p = (<Frame> obj).data
+                return NULL
+            obj = PyList_GET_ITEM(table, page_no)
+            if obj == <PyObject*> None:
+                return NULL
+            p = frame_data(obj)
             if p[OFF_TYPE] != TYPE_INDEX or rd32(p + OFF_INDEX_ID) != self.index_id:
-                return None
+                return NULL
             if p[OFF_LEVEL] == 0 or page_nrecs(p) == 0:
                 return obj  # a root leaf
             slot = page_child_slot(p, self.ps, key, klen)
@@ -184,13 +185,14 @@ cdef class TreeCore:
             page_no = page_child(p, self.ps, slot)
             if p[OFF_LEVEL] == 1:
                 if page_no >= <uint32_t> PyList_GET_SIZE(table):
-                    return None
-                obj = <object> PyList_GET_ITEM(table, page_no)
-                if obj is not None:
-                    prefetch_line(<void*> obj)
-                    prefetch_line(<char*> <void*> obj + CACHE_LINE)
+                    return NULL
+                obj = PyList_GET_ITEM(table, page_no)
+                if obj == <PyObject*> None:
+                    return NULL
+                prefetch_line(obj)
+                prefetch_line(<char*> obj + CACHE_LINE)
                 return obj
-        return None
+        return NULL
 
     def try_put(self, bytes key, bytes value, Mtr mtr):
         """Insert or replace ``key`` in its cached leaf; R_DONE, R_MISS or R_FULL."""
@@ -211,7 +213,9 @@ cdef class TreeCore:
     def try_peek(self, bytes key):
         """The frame of the cached leaf that holds or would hold ``key``, or None if a page on the way is not in
         the pool; counts nothing and moves nothing in the LRU list (``leaf_ahead``, the fast path's prefetch)."""
-        return self.leaf_ahead(<const uchar*> PyBytes_AS_STRING(key), <int> PyBytes_GET_SIZE(key), NULL)
+        cdef PyObject* frame = self.leaf_ahead(<const uchar*> PyBytes_AS_STRING(key), <int> PyBytes_GET_SIZE(key),
+                                               NULL)
+        return None if frame == NULL else <object> frame
 
     cdef int leaf_position(self, const uchar* key, int klen, const Route* route, bint* found) noexcept:
         """page_lower_bound in the leaf the last descent reached: the search ahead's answer if ``route`` has one
@@ -300,20 +304,25 @@ cdef class TreeCore:
         return [(self.path_page[i], self.path_slot[i]) for i in range(self.path_len)]
 
 
-cdef object frame_ahead(list ops, Py_ssize_t i, dict trees, Route* route):
-    """The frame of the leaf op ``i`` will change (see TreeCore.leaf_ahead), or None (no such op, no tree yet);
-    ``route`` receives the way there."""
+cdef PyObject* frame_ahead(list ops, Py_ssize_t i, dict trees, Route* route):
+    """The frame of the leaf op ``i`` will change (see TreeCore.leaf_ahead; borrowed), or NULL (no such op, no tree
+    yet); ``route`` receives the way there."""
     cdef PyObject* t
     cdef object op, key
+    route.levels = 0
     if i >= PyList_GET_SIZE(ops):
-        return None
+        return NULL
     op = <object> PyList_GET_ITEM(ops, i)
     t = PyDict_GetItem(trees, <object> PyTuple_GET_ITEM(op, 0))
     key = <object> PyTuple_GET_ITEM(op, 1)
-    route.levels = 0
     if t == NULL or type(key) is not bytes:
-        return None
+        return NULL
     return (<TreeCore> t).leaf_ahead(<const uchar*> PyBytes_AS_STRING(key), <int> PyBytes_GET_SIZE(key), route)
+
+
+cdef inline const uchar* frame_data(PyObject* frame) noexcept:
+    """A frame's page bytes, through a borrowed reference (its reference count untouched: see leaf_ahead)."""
+    return (<Frame> frame).data
 
 
 cdef inline void prefetch_page(const uchar* p, int ps) noexcept nogil:
@@ -327,16 +336,14 @@ cdef inline void prefetch_page(const uchar* p, int ps) noexcept nogil:
 
 cdef void probe_start(Probe* pr, list ops, Py_ssize_t i, dict trees):
     """Start the search ahead of op ``i``: find its leaf's frame, whose object leaf_ahead has asked for."""
-    cdef object frame = frame_ahead(ops, i, trees, &pr.route)
+    cdef PyObject* frame = frame_ahead(ops, i, trees, &pr.route)
     cdef object key
     pr.page = NULL
-    pr.frame = NULL
-    pr.route.leaf = NULL
+    pr.frame = frame
+    pr.route.leaf = frame
     pr.route.pos = -1
-    if frame is None:
+    if frame == NULL:
         return
-    pr.frame = <PyObject*> frame
-    pr.route.leaf = <PyObject*> frame
     key = <object> PyTuple_GET_ITEM(<object> PyList_GET_ITEM(ops, i), 1)
     pr.key = <const uchar*> PyBytes_AS_STRING(key)
     pr.klen = <int> PyBytes_GET_SIZE(key)
@@ -357,7 +364,7 @@ cdef void probe_step(Probe* pr, int ps) noexcept:
     cdef int n
     if p == NULL:
         if pr.frame != NULL:  # the frame object has arrived: ask for the page's header and slot directory
-            pr.page = (<Frame> pr.frame).data
+            pr.page = frame_data(pr.frame)
             pr.frame = NULL
             prefetch_page(pr.page, ps)
         return
