@@ -83,7 +83,7 @@ cdef struct Probe:
     int klen
     int lo, hi         # the search's range of positions; hi -1 until the page's header has been read
     int mid            # the record asked of the CPU at the last step, -1 if none
-    Route route        # the way to the leaf, for the op's descent
+    Route route        # what it found (the way down, the position in the leaf), for the op to reuse
 
 
 cdef inline int search_compares(int n) noexcept nogil:
