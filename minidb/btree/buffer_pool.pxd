@@ -18,6 +18,8 @@ cdef class Frame:
     cdef uint64_t young_stamp          # pool.young_clock when the frame last moved to the LRU head
     cdef public bint uncounted         # just read in: its next lookup is the access that missed, not a hit
     cdef public object zip             # the compressed copy (page_zip.PageZip) in a compressed tablespace, or None
+    cdef unsigned int changes          # changes the B+tree's fast path made to the page (tree_core.pyx: a leaf
+                                       # search made ahead holds while this has not moved)
 
 
 cdef class BufferPool:

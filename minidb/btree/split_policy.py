@@ -20,8 +20,7 @@ Only leaves use the plug-in; internal pages always split with the default rule.
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from itertools import accumulate
+from .split_plan import middle_split  # the byte-balanced split, in C: the engine runs it at every split
 
 
 class SplitPolicy:
@@ -61,26 +60,6 @@ class DefaultSplitPolicy(SplitPolicy):
 
 
 DEFAULT_POLICY = DefaultSplitPolicy()
-
-
-def middle_split(sizes: list[int], capacity: int) -> int:
-    """The k closest to halving the bytes such that both halves fit in ``capacity``."""
-    cum = list(accumulate(sizes))
-    total = cum[-1]
-    n = len(sizes)
-    k = bisect_left(cum, total / 2) + 1  # records on the left so that the left holds at least half the bytes
-
-    def fits(j: int) -> bool:
-        return 1 <= j <= n - 1 and cum[j - 1] <= capacity and total - cum[j - 1] <= capacity
-
-    for j in (k, k - 1):
-        if fits(j):
-            return j
-    # Only very large records get here: take the most balanced split that fits.
-    for j in sorted(range(1, n), key=lambda j: (abs(2 * cum[j - 1] - total), j)):
-        if fits(j):
-            return j
-    raise ValueError(f"{n} records of {total} bytes cannot be split into two pages of {capacity} bytes")
 
 
 def shortest_separator(left_last: bytes, right_first: bytes) -> bytes:

@@ -33,7 +33,8 @@ from ..errors import CorruptionError
 from . import page as pg
 from . import page_zip as zp
 from .redo_records import build
-from .split_policy import DEFAULT_POLICY, check_separator, check_split
+from .split_plan import default_split
+from .split_policy import DEFAULT_POLICY, DefaultSplitPolicy, check_separator, check_split
 from .tree_core import DONE, MISS, MISSING, TreeCore
 
 _CHILD = struct.Struct("<I")
@@ -185,7 +186,7 @@ class BTree(TreeCore):
         frame = frames[-1]
         page = pg.Page(frame.buf)
         n = page.nrecs
-        pos, found, k, merged_key = self._split_plan(page, key, value)
+        pos, found, k, merged_key = self._split_plan(frame, page, key, value)
         keep = k - 1 if not found and pos < k else k  # old records [0, keep) stay left
         if page.is_leaf:
             sep = self._leaf_separator(merged_key, k)
@@ -217,7 +218,7 @@ class BTree(TreeCore):
         if mtr.put(frame, key, value, self.fill_limit) != pg.FULL:
             return
         page = pg.Page(frame.buf)
-        pos, found, k, merged_key = self._split_plan(page, key, value)
+        pos, found, k, merged_key = self._split_plan(frame, page, key, value)
         if page.is_leaf:
             sep = self._leaf_separator(merged_key, k)
         else:
@@ -280,19 +281,23 @@ class BTree(TreeCore):
                  [(b"", child_value(lf.page_no)), (sep, child_value(rf.page_no))])
         ctx.counters["root_splits"] += 1
 
-    def _split_plan(self, page, key: bytes, value: bytes):
-        """Where the full ``page`` splits once ``key`` -> ``value`` is in it: (pos, found, k, merged_key), ``pos``
-        and ``found`` the search's, ``k`` the first record of the right half among the page's records with the new
-        one, ``merged_key(i)`` the key of record i among them."""
-        pos, found = page.search(key)
-        ascending = not found and pos == page.nrecs and bool(page.flags & pg.LAST_AT_END)
-        sizes = page.record_sizes()
-        size = pg.RECORD_OVERHEAD + len(key) + len(value)
-        if found:
-            sizes[pos] = size
+    def _split_plan(self, frame, page, key: bytes, value: bytes):
+        """Where the full page of ``frame`` (``page`` its view) splits once ``key`` -> ``value`` is in it: (pos,
+        found, k, merged_key), ``pos`` and ``found`` the search's, ``k`` the first record of the right half among
+        the page's records with the new one, ``merged_key(i)`` the key of record i among them."""
+        if type(self.ctx.split_policy if page.is_leaf else DEFAULT_POLICY) is DefaultSplitPolicy:
+            # The engine's own policy needs no list of sizes: it is computed on the page's bytes (split_plan.pyx).
+            pos, found, k = default_split(frame, key, len(value), self.ctx.page_size - pg.HEADER_BYTES)
         else:
-            sizes.insert(pos, size)
-        k = self._choose_split(sizes, pos, ascending, page.is_leaf)
+            pos, found = page.search(key)
+            ascending = not found and pos == page.nrecs and bool(page.flags & pg.LAST_AT_END)
+            sizes = page.record_sizes()
+            size = pg.RECORD_OVERHEAD + len(key) + len(value)
+            if found:
+                sizes[pos] = size
+            else:
+                sizes.insert(pos, size)
+            k = self._choose_split(sizes, pos, ascending, page.is_leaf)
 
         def merged_key(i: int) -> bytes:
             return key if i == pos else page.key(i - 1 if not found and i > pos else i)

@@ -1,3 +1,4 @@
+from cpython.ref cimport PyObject
 from libc.stdint cimport uint32_t
 
 from .buffer_pool cimport BufferPool, Frame
@@ -6,6 +7,20 @@ from .page cimport uchar
 
 cdef enum:
     MAX_HEIGHT = 40   # deeper than any tree of 2^32 pages with two records per page
+
+cdef enum:
+    ROUTE_LEVELS = 8  # internal levels a Route remembers (more than a tree of 2^32 pages of 64 records has)
+
+cdef struct Route:
+    # The way to a key's place found ahead of its op (see apply_ops): the record followed in each internal page,
+    # root first, as leaf_ahead found them (descend follows them again without searching: no internal page changes
+    # within an apply_ops call), and the key's position in the leaf, as a search ahead found it (the op takes it
+    # instead of searching if the leaf has not changed since).
+    int levels                  # internal pages the route covers (0: none)
+    int slot[ROUTE_LEVELS]
+    PyObject* leaf              # the leaf's frame (NULL: none)
+    unsigned int changes        # leaf.changes when the search ahead read the page
+    int pos                     # page_lower_bound's position for the key there; -1 if the search did not end
 
 cdef enum:
     # What a fast-path operation did; anything but R_DONE changed nothing and leaves the work to tree.py.
@@ -33,8 +48,9 @@ cdef class TreeCore:
     cdef public int miss_level            # its level (-1 if unknown: the root)
     cdef public unsigned long long compares  # key comparisons of the fast path's searches (see search_compares)
 
-    cdef int descend(self, const uchar* key, int klen) except -1
-    cdef object leaf_ahead(self, const uchar* key, int klen)
-    cdef int c_put(self, bytes key, bytes value, Mtr mtr) except -1
-    cdef int c_delete(self, bytes key, Mtr mtr) except -1
+    cdef int descend(self, const uchar* key, int klen, const Route* route) except -1
+    cdef int leaf_position(self, const uchar* key, int klen, const Route* route, bint* found) noexcept
+    cdef PyObject* leaf_ahead(self, const uchar* key, int klen, Route* route) noexcept
+    cdef int c_put(self, bytes key, bytes value, Mtr mtr, const Route* route) except -1
+    cdef int c_delete(self, bytes key, Mtr mtr, const Route* route) except -1
     cdef object c_get(self, bytes key)

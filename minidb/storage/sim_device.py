@@ -28,7 +28,8 @@ class _SimFile:
 
     def __init__(self) -> None:
         self.data = bytearray()  # current contents, including unsynced writes
-        self.undo: list[tuple[int, bytes, int]] = []  # (offset, old bytes, old length) per write since the last sync
+        self.undo: list[tuple[int, bytearray, int]] = []  # (offset, old bytes, old length) per write since the
+        # last sync
         self.synced = False  # True once the file has been synced at least once (it exists after a crash)
 
     def durable(self) -> bytearray:
@@ -130,7 +131,7 @@ class SimDevice(Device):
     def _pwrite(self, name: str, offset: int, data: bytes) -> None:
         f = self._files[name]
         length = len(f.data)
-        f.undo.append((offset, bytes(f.data[offset:offset + len(data)]), length))
+        f.undo.append((offset, f.data[offset:offset + len(data)], length))  # the slice is a copy already
         if offset > length:
             f.data.extend(bytes(offset - length))
         f.data[offset:offset + len(data)] = data

@@ -138,3 +138,16 @@ def test_keys_sort_like_python_bytes(keys):
         assert p.put(k, b"") == pg.INSERTED
     assert p.keys() == sorted(keys)
     assert all(p.search(k) == (i, True) for i, k in enumerate(sorted(keys)))
+
+
+def test_keys_around_the_8_byte_compare_sort_like_python_bytes():
+    # key_cmp compares keys of 8 bytes and more as big-endian integers and shorter ones byte by byte: keys of 7, 8
+    # and 9 bytes that share long prefixes (and signed-looking bytes) cross from one way to the other.
+    rng = random.Random(8)
+    keys = {bytes(rng.choice((0x00, 0x01, 0x7F, 0x80, 0xFF)) for _ in range(rng.choice((1, 6, 7, 8, 9))))
+            for _ in range(400)}
+    p = new_page(16384)
+    for k in keys:
+        assert p.put(k, b"") == pg.INSERTED
+    assert p.keys() == sorted(keys)
+    assert all(p.search(k) == (i, True) for i, k in enumerate(sorted(keys)))
