@@ -1,20 +1,26 @@
 # cython: language_level=3
+# distutils: libraries = z
 """The SST file format's framing (LevelDB's table/format.cc): block handles, block trailers, the footer.
 
 See FORMAT.md for the whole layout. In short: every block is followed by a 5-byte trailer (compression type, then
 crc32 of the block's stored bytes and the type byte); blocks are located by *handles* (varint64 offset, varint64
 size of the stored bytes, trailer excluded); and the file ends with a fixed 48-byte footer holding the handles of
 the metaindex block and of the index block, padded, then an 8-byte magic number that identifies the format.
+
+The crc is zlib's CRC-32, computed by zlib's C library on the bytes where they lie (``block_crc``), so writing or
+checking a block copies nothing to checksum it.
 """
 
-import zlib
 
-from libc.stdint cimport uint64_t
+from libc.stdint cimport uint32_t, uint64_t
 
 from minidb.errors import CorruptionError
 
 from . import compression
-from minidb.coding cimport get_varint64, put_varint64
+from minidb.coding cimport get_varint64, load_le32, put_varint64
+
+cdef extern from "zlib.h" nogil:
+    unsigned long crc32(unsigned long crc, const unsigned char* buf, unsigned int n)
 
 BLOCK_TRAILER_SIZE = 5  # 1 byte compression type + 4 bytes crc32
 FOOTER_SIZE = 48  # two handles padded to 40 bytes, then the 8-byte magic number
@@ -47,10 +53,15 @@ def decode_handle_bytes(bytes data, origin="handle"):
     return offset, size, used
 
 
-def block_trailer(int code, bytes stored):
-    """The 5-byte trailer of a block: its compression type, then crc32 over the stored bytes and that type."""
-    cdef bytes t = bytes((code,))
-    return t + (zlib.crc32(t, zlib.crc32(stored)) & 0xFFFFFFFF).to_bytes(4, "little")
+cdef uint32_t block_crc(const unsigned char* stored, Py_ssize_t n, unsigned char code) noexcept nogil:
+    """The crc32 of a block's trailer: over its ``n`` stored bytes, then its compression type byte."""
+    cdef unsigned long crc = 0
+    while n > 0x40000000:  # zlib takes lengths as unsigned int: feed a huge block in pieces
+        crc = crc32(crc, stored, 0x40000000)
+        stored += 0x40000000
+        n -= 0x40000000
+    crc = crc32(crc, stored, <unsigned int>n)
+    return <uint32_t>crc32(crc, &code, 1)
 
 
 def decode_block(bytes stored_with_trailer, str origin):
@@ -58,12 +69,11 @@ def decode_block(bytes stored_with_trailer, str origin):
     cdef Py_ssize_t n = len(stored_with_trailer) - BLOCK_TRAILER_SIZE
     if n < 0:
         raise CorruptionError(f"truncated block in {origin}")
-    stored = stored_with_trailer[:n]
-    code = stored_with_trailer[n]
-    crc = int.from_bytes(stored_with_trailer[n + 1:], "little")
-    if zlib.crc32(stored_with_trailer[n:n + 1], zlib.crc32(stored)) & 0xFFFFFFFF != crc:
+    cdef const unsigned char* p = stored_with_trailer
+    if block_crc(p, n, p[n]) != load_le32(p + n + 1):
         raise CorruptionError(f"block checksum mismatch in {origin}")
-    return compression.decompress(code, stored, origin), code
+    code = p[n]
+    return compression.decompress(code, stored_with_trailer[:n], origin), code
 
 
 def encode_footer(bytes metaindex_handle, bytes index_handle):
