@@ -8,7 +8,6 @@ search for ``(user_key, MAX_SEQUENCE)`` lands on it.
 """
 
 from libc.stdint cimport uint64_t
-from libc.string cimport memcmp
 
 from minidb.coding cimport load_be64
 
@@ -25,10 +24,31 @@ cdef inline uint64_t max_sequence() noexcept nogil:
 
 cdef inline int compare_user(const unsigned char* a, Py_ssize_t an, const unsigned char* b,
                              Py_ssize_t bn) noexcept nogil:
-    """memcmp order of two byte strings, the shorter first on a common prefix: <0, 0 or >0."""
-    cdef int r = memcmp(a, b, an if an < bn else bn)
-    if r != 0:
-        return r
+    """memcmp order of two byte strings, the shorter first on a common prefix: <0, 0 or >0.
+
+    Keys here are short (a 4-byte keyspace id and a few fields), so instead of calling the C library's memcmp
+    (a call per comparison, tens of millions per compaction) it compares 8 bytes at a time as big-endian numbers,
+    whose order is the bytes' order; the last 8 bytes of the common prefix are compared in one load that may
+    overlap bytes already found equal."""
+    cdef Py_ssize_t n = an if an < bn else bn
+    cdef Py_ssize_t i = 0
+    cdef uint64_t x, y
+    if n >= 8:
+        while i + 8 < n:
+            x = load_be64(a + i)
+            y = load_be64(b + i)
+            if x != y:
+                return -1 if x < y else 1
+            i += 8
+        x = load_be64(a + n - 8)
+        y = load_be64(b + n - 8)
+        if x != y:
+            return -1 if x < y else 1
+    else:
+        while i < n:
+            if a[i] != b[i]:
+                return -1 if a[i] < b[i] else 1
+            i += 1
     return -1 if an < bn else (1 if an > bn else 0)
 
 
