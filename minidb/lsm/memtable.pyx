@@ -22,8 +22,8 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memmove
 
 from .buffer cimport Buffer, buf_append, buf_free, buf_init, buf_reserve
-from minidb.coding cimport load_be64, store_be64
-from .dbformat cimport TRAILER_SIZE, TYPE_DELETION, TYPE_VALUE, compare_internal, compare_user, max_sequence
+from minidb.coding cimport store_be64
+from .dbformat cimport TRAILER_SIZE, TYPE_DELETION, TYPE_VALUE, compare_internal, compare_user, key_word, max_sequence
 
 cdef extern from *:
     """
@@ -52,10 +52,10 @@ cdef inline uint64_t key_prefix(const unsigned char* ukey, Py_ssize_t ulen) noex
     cdef unsigned char tmp[8]
     cdef int i
     if ulen >= 8:
-        return load_be64(ukey)
+        return key_word(ukey)
     for i in range(8):
         tmp[i] = ukey[i] if i < ulen else 0
-    return load_be64(tmp)
+    return key_word(tmp)
 
 
 cdef inline int cmp_slot(uint64_t pa, const unsigned char* ea, uint64_t pb, const unsigned char* key,

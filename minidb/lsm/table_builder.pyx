@@ -26,9 +26,9 @@ from .format import encode_footer
 from .block_builder cimport BlockBuilder
 from .bloom cimport BloomFilterPolicy, bloom_hash
 from .buffer cimport Buffer, buf_append, buf_assign, buf_free, buf_init
-from minidb.coding cimport load_be64, put_varint64, store_le32
+from minidb.coding cimport put_varint64, store_le32
 from .format cimport block_crc
-from .dbformat cimport TRAILER_SIZE, TYPE_DELETION, compare_user
+from .dbformat cimport TRAILER_SIZE, TYPE_DELETION, compare_user, key_word
 
 PROPERTIES_BLOCK = b"properties"  # metaindex key of the properties block
 FILTER_PREFIX = b"filter."  # metaindex key of the filter block: this prefix + the filter policy's name
@@ -82,7 +82,7 @@ cdef class TableBuilder:
                  Py_ssize_t vlen) except -1:
         """Append one entry; internal keys must come in increasing order."""
         cdef Py_ssize_t ulen = klen - TRAILER_SIZE
-        cdef uint64_t seq = load_be64(key + ulen) >> 8
+        cdef uint64_t seq = key_word(key + ulen) >> 8
         cdef uint32_t* grown
         if self.num_entries == 0:
             self.smallest = (<const char*>key)[:klen]
