@@ -154,9 +154,9 @@ cdef uint32_t block_crc(const unsigned char* stored, Py_ssize_t n, unsigned char
     return <uint32_t>crc32_update(crc32_update(0, stored, n), &code, 1)
 
 
-def crc32_of(bytes data):
-    """zlib's CRC-32 of ``data`` as blocks are checksummed (for tests: it must equal ``zlib.crc32(data)``)."""
-    return crc32_update(0, data, len(data))
+def crc32_of(bytes data, unsigned long start=0):
+    """``zlib.crc32(data, start)``, computed as blocks are checksummed (folded where the CPU can)."""
+    return crc32_update(start & 0xFFFFFFFF, data, len(data))
 
 
 def decode_block(bytes stored_with_trailer, str origin):

@@ -132,3 +132,4 @@ def test_block_crc_is_zlibs_crc32_at_every_length_and_alignment():
         for shift in range(4):
             data = rng.randbytes(n + shift)[shift:]
             assert crc32_of(data) == zlib.crc32(data), (n, shift)
+            assert crc32_of(data, 0xDEADBEEF) == zlib.crc32(data, 0xDEADBEEF), (n, shift)  # continued
