@@ -112,14 +112,6 @@ MAGIC = 0x4D494E4944425354  # "MINIDBST" as a big-endian number, stored little-e
 HANDLES_SIZE = 40  # room for two handles of at most 20 bytes each (two varint64 of up to 10 bytes)
 
 
-def encode_handle(uint64_t offset, uint64_t size):
-    """The bytes of a block handle: varint64 offset, varint64 size."""
-    cdef unsigned char buf[20]
-    cdef int n = put_varint64(buf, offset)
-    n += put_varint64(buf + n, size)
-    return (<char*>buf)[:n]
-
-
 cdef int decode_handle(const unsigned char* p, Py_ssize_t n, uint64_t* offset, uint64_t* size,
                        object origin) except -1:
     cdef const unsigned char* q = get_varint64(p, p + n, offset)

@@ -152,7 +152,7 @@ cdef class TableBuilder:
     cdef Py_ssize_t append_block(self, const unsigned char* stored, Py_ssize_t n, unsigned char code,
                                  unsigned char* handle) except -1:
         """Queue ``n`` stored bytes of type ``code`` and their trailer; write their handle into ``handle``."""
-        cdef unsigned char trailer[5]
+        cdef unsigned char trailer[5]  # the block trailer: type byte, crc32
         cdef Py_ssize_t hlen = put_varint64(handle, self.offset)
         hlen += put_varint64(handle + hlen, <uint64_t>n)
         trailer[0] = code
