@@ -25,6 +25,7 @@ cdef class BlockIter(InternalIterator):
     cdef uint32_t restart_index  # restart point at or before the current entry
     cdef readonly unsigned long long compares  # key comparisons made by seeks (CPU work)
 
+    cdef int aim(self, Block block) except -1
     cdef int parse_at(self, Py_ssize_t offset) except -1
     cdef int compare(self, const unsigned char* a, Py_ssize_t an, const unsigned char* b, Py_ssize_t bn) noexcept
     cdef int seek_to_restart(self, uint32_t index) except -1

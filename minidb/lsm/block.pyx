@@ -124,13 +124,18 @@ cdef class BlockIter(InternalIterator):
     """Iterates one block; see the module docstring."""
 
     def __cinit__(self, Block block):
-        self.block = block
         buf_init(&self.keybuf)
+        self.compares = 0
+        self.aim(block)
+
+    cdef int aim(self, Block block) except -1:
+        """Iterate ``block`` from now on (not positioned), reusing this iterator's key buffer."""
+        self.block = block
         self.current = block.restart_offset
         self.next_offset = block.restart_offset
         self.restart_index = 0
-        self.compares = 0
         self.valid = False
+        return 0
 
     def __dealloc__(self):
         buf_free(&self.keybuf)

@@ -17,5 +17,6 @@ cdef class BlockBuilder:
     cdef int add(self, const unsigned char* key, Py_ssize_t klen, const unsigned char* val,
                  Py_ssize_t vlen) except -1
     cdef Py_ssize_t size_estimate(self) noexcept
+    cdef int seal(self) except -1
     cdef bytes finish(self)
     cdef void reset(self) noexcept

@@ -81,8 +81,9 @@ cdef class BlockBuilder:
         """Bytes the block would have if finished now."""
         return self.buf.len + 4 * (self.nrestarts + 1)
 
-    cdef bytes finish(self):
-        """The block's bytes (entries, restart array, restart count); call ``reset`` before reusing."""
+    cdef int seal(self) except -1:
+        """Append the restart array and count to the entries: ``buf`` then holds the finished block, until
+        ``reset``."""
         cdef int i
         cdef Py_ssize_t base
         if self.nrestarts == 0:  # an empty block still has one restart point, at offset 0
@@ -97,7 +98,13 @@ cdef class BlockBuilder:
         for i in range(self.nrestarts):
             store_le32(self.buf.data + base + 4 * i, self.restarts[i])
         store_le32(self.buf.data + base + 4 * self.nrestarts, <uint32_t>self.nrestarts)
-        return (<const char*>self.buf.data)[:base + 4 * (self.nrestarts + 1)]
+        self.buf.len = base + 4 * (self.nrestarts + 1)
+        return 0
+
+    cdef bytes finish(self):
+        """The block's bytes (entries, restart array, restart count); call ``reset`` before reusing."""
+        self.seal()
+        return (<const char*>self.buf.data)[:self.buf.len]
 
     # -- Python access, for tests and for the small blocks built in Python (properties) -----------------------
     def add_entry(self, bytes key, bytes value):

@@ -8,9 +8,18 @@ search for ``(user_key, MAX_SEQUENCE)`` lands on it.
 """
 
 from libc.stdint cimport uint64_t
-from libc.string cimport memcmp
 
-from minidb.coding cimport load_be64
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    static inline uint64_t minidb_key_word(const unsigned char* p) {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return __builtin_bswap64(v);
+    }
+    """
+    uint64_t minidb_key_word(const unsigned char* p) noexcept nogil
 
 cdef enum:
     TYPE_DELETION = 0  # a tombstone: the key was deleted at this sequence number
@@ -23,12 +32,39 @@ cdef inline uint64_t max_sequence() noexcept nogil:
     return (<uint64_t>1 << 56) - 1
 
 
+cdef inline uint64_t key_word(const unsigned char* p) noexcept nogil:
+    """The 8 bytes at ``p`` as a big-endian number (one load and a byte swap): comparing two such words compares
+    the 8 bytes as memcmp would."""
+    return minidb_key_word(p)
+
+
 cdef inline int compare_user(const unsigned char* a, Py_ssize_t an, const unsigned char* b,
                              Py_ssize_t bn) noexcept nogil:
-    """memcmp order of two byte strings, the shorter first on a common prefix: <0, 0 or >0."""
-    cdef int r = memcmp(a, b, an if an < bn else bn)
-    if r != 0:
-        return r
+    """memcmp order of two byte strings, the shorter first on a common prefix: <0, 0 or >0.
+
+    Keys here are short (a 4-byte keyspace id and a few fields), so instead of calling the C library's memcmp
+    (a call per comparison, tens of millions per compaction) it compares 8 bytes at a time as big-endian numbers,
+    whose order is the bytes' order; the last 8 bytes of the common prefix are compared in one load that may
+    overlap bytes already found equal."""
+    cdef Py_ssize_t n = an if an < bn else bn
+    cdef Py_ssize_t i = 0
+    cdef uint64_t x, y
+    if n >= 8:
+        while i + 8 < n:
+            x = key_word(a + i)
+            y = key_word(b + i)
+            if x != y:
+                return -1 if x < y else 1
+            i += 8
+        x = key_word(a + n - 8)
+        y = key_word(b + n - 8)
+        if x != y:
+            return -1 if x < y else 1
+    else:
+        while i < n:
+            if a[i] != b[i]:
+                return -1 if a[i] < b[i] else 1
+            i += 1
     return -1 if an < bn else (1 if an > bn else 0)
 
 
@@ -39,6 +75,6 @@ cdef inline int compare_internal(const unsigned char* a, Py_ssize_t an, const un
     cdef uint64_t ta, tb
     if r != 0:
         return r
-    ta = load_be64(a + an - TRAILER_SIZE)
-    tb = load_be64(b + bn - TRAILER_SIZE)
+    ta = key_word(a + an - TRAILER_SIZE)
+    tb = key_word(b + bn - TRAILER_SIZE)
     return -1 if ta > tb else (1 if ta < tb else 0)

@@ -17,6 +17,8 @@ cdef class InternalIterator:
 cdef class MergingIterator(InternalIterator):
     cdef list children  # the InternalIterators merged, newest source first
     cdef int* heap  # indices of the valid children, a binary min-heap on (key, index)
+    cdef const unsigned char** keys  # keys[i], klens[i]: child i's current key, copied from it after it moves
+    cdef Py_ssize_t* klens
     cdef int heap_size  # entries in heap
     cdef int nchildren  # len(children)
     cdef readonly unsigned long long compares  # key comparisons made (CPU work)
@@ -25,3 +27,4 @@ cdef class MergingIterator(InternalIterator):
     cdef void sift_down(self, int pos) noexcept
     cdef void rebuild(self) noexcept
     cdef void set_current(self) noexcept
+    cdef void note_key(self, int i) noexcept

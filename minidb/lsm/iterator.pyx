@@ -8,7 +8,9 @@ millions of entries creates no Python object per entry. The pointers stay valid 
 
 ``MergingIterator`` merges several of them into one sorted stream with a binary heap, the heart of reads, flushes
 and compactions. It yields *every* version of every key (newest first for equal user keys, because the internal
-key order puts higher sequence numbers first); dropping old versions is the caller's job.
+key order puts higher sequence numbers first); dropping old versions is the caller's job. The heap compares keys
+it keeps in C arrays (each child's current key pointer and length, refreshed when that child moves), so sifting
+touches no Python object.
 
 The methods are ``cdef`` (called from Cython at C speed); ``entries()`` exposes an iterator to Python, for tests and
 for the plugged-in merging of exercise 09 (scan_merge.py).
@@ -57,7 +59,9 @@ cdef class MergingIterator(InternalIterator):
             if not isinstance(child, InternalIterator):
                 raise ValueError(f"a merging iterator merges InternalIterators, got {type(child).__name__}")
         self.heap = <int*>PyMem_Malloc(max(1, self.nchildren) * sizeof(int))
-        if self.heap == NULL:
+        self.keys = <const unsigned char**>PyMem_Malloc(max(1, self.nchildren) * sizeof(unsigned char*))
+        self.klens = <Py_ssize_t*>PyMem_Malloc(max(1, self.nchildren) * sizeof(Py_ssize_t))
+        if self.heap == NULL or self.keys == NULL or self.klens == NULL:
             raise MemoryError()
         self.heap_size = 0
         self.compares = 0
@@ -65,11 +69,17 @@ cdef class MergingIterator(InternalIterator):
 
     def __dealloc__(self):
         PyMem_Free(self.heap)
+        PyMem_Free(self.keys)
+        PyMem_Free(self.klens)
+
+    cdef void note_key(self, int i) noexcept:
+        """Copy child ``i``'s current key pointer and length into the arrays the heap compares."""
+        cdef InternalIterator child = <InternalIterator>self.children[i]
+        self.keys[i] = child.key
+        self.klens[i] = child.klen
 
     cdef bint less(self, int a, int b) noexcept:
-        cdef InternalIterator x = <InternalIterator>self.children[a]
-        cdef InternalIterator y = <InternalIterator>self.children[b]
-        cdef int r = compare_internal(x.key, x.klen, y.key, y.klen)
+        cdef int r = compare_internal(self.keys[a], self.klens[a], self.keys[b], self.klens[b])
         self.compares += 1
         if r != 0:
             return r < 0
@@ -102,6 +112,7 @@ cdef class MergingIterator(InternalIterator):
             if child.valid:
                 self.heap[self.heap_size] = i
                 self.heap_size += 1
+                self.note_key(i)
         i = self.heap_size // 2 - 1
         while i >= 0:
             self.sift_down(i)
@@ -144,6 +155,8 @@ cdef class MergingIterator(InternalIterator):
         if not top.valid:
             self.heap_size -= 1
             self.heap[0] = self.heap[self.heap_size]
+        else:
+            self.note_key(self.heap[0])
         if self.heap_size > 0:
             self.sift_down(0)
         self.set_current()

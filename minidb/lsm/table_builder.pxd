@@ -42,6 +42,9 @@ cdef class TableBuilder:
     cdef int flush_data_block(self) except -1
     cdef uint64_t estimated_size(self) noexcept
     cdef bytes write_block(self, bytes raw, int code)
-    cdef int emit(self, bytes data) except -1
+    cdef Py_ssize_t append_block_bytes(self, bytes raw, int code, unsigned char* handle) except -1
+    cdef Py_ssize_t append_block(self, const unsigned char* stored, Py_ssize_t n, unsigned char code,
+                                 unsigned char* handle) except -1
+    cdef int emit(self, const unsigned char* data, Py_ssize_t n) except -1
     cdef int drain(self) except -1
     cdef dict properties(self)

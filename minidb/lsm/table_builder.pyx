@@ -10,7 +10,8 @@ byte layout.
 
 Output goes through a write buffer: bytes reach the device in appends of ``write_buffer_size`` (RocksDB's
 ``writable_file_max_buffer_size``, 1 MiB), as RocksDB's WritableFileWriter does, so a 64 MiB SST costs 64 write
-requests, not 16,000. The caller syncs the file after ``finish``.
+requests, not 16,000. The caller syncs the file after ``finish``. A data block stored uncompressed goes from the
+block builder's buffer into the write buffer, checksummed where it lies: no bytes object is made per block.
 
 ``add`` is a ``cdef`` method, called from the flush and compaction loops at C speed; ``add_entry`` is the same for
 Python callers.
@@ -20,13 +21,14 @@ from libc.stdint cimport uint32_t, uint64_t
 from libc.stdlib cimport free, realloc
 
 from . import compression
-from .format import block_trailer, encode_footer, encode_handle
+from .format import encode_footer
 
 from .block_builder cimport BlockBuilder
 from .bloom cimport BloomFilterPolicy, bloom_hash
 from .buffer cimport Buffer, buf_append, buf_assign, buf_free, buf_init
-from minidb.coding cimport load_be64
-from .dbformat cimport TRAILER_SIZE, TYPE_DELETION, compare_user
+from minidb.coding cimport put_varint64, store_le32
+from .format cimport block_crc
+from .dbformat cimport TRAILER_SIZE, TYPE_DELETION, compare_user, key_word
 
 PROPERTIES_BLOCK = b"properties"  # metaindex key of the properties block
 FILTER_PREFIX = b"filter."  # metaindex key of the filter block: this prefix + the filter policy's name
@@ -80,7 +82,7 @@ cdef class TableBuilder:
                  Py_ssize_t vlen) except -1:
         """Append one entry; internal keys must come in increasing order."""
         cdef Py_ssize_t ulen = klen - TRAILER_SIZE
-        cdef uint64_t seq = load_be64(key + ulen) >> 8
+        cdef uint64_t seq = key_word(key + ulen) >> 8
         cdef uint32_t* grown
         if self.num_entries == 0:
             self.smallest = (<const char*>key)[:klen]
@@ -117,32 +119,51 @@ cdef class TableBuilder:
         return 0
 
     cdef int flush_data_block(self) except -1:
-        cdef bytes raw
+        cdef unsigned char handle[20]
+        cdef Py_ssize_t hlen
+        cdef uint64_t start = self.offset
         if self.data_block.entries == 0:
             return 0
-        raw = self.data_block.finish()
+        if self.code == compression.NONE:
+            self.data_block.seal()
+            hlen = self.append_block(self.data_block.buf.data, self.data_block.buf.len, compression.NONE, handle)
+        else:
+            hlen = self.append_block_bytes(self.data_block.finish(), self.code, handle)
         self.data_block.reset()
-        start = self.offset
-        handle = self.write_block(raw, self.code)
         self.data_size += self.offset - start
-        self.index_block.add(self.last_key.data, self.last_key.len, handle, len(handle))
+        self.index_block.add(self.last_key.data, self.last_key.len, handle, hlen)
         self.num_data_blocks += 1
         return 0
 
     cdef bytes write_block(self, bytes raw, int code):
         """Queue one block (compressed with ``code`` if worth it) and its trailer; return its handle."""
+        cdef unsigned char handle[20]
+        cdef Py_ssize_t hlen = self.append_block_bytes(raw, code, handle)
+        return (<const char*>handle)[:hlen]
+
+    cdef Py_ssize_t append_block_bytes(self, bytes raw, int code, unsigned char* handle) except -1:
+        """``write_block`` into ``handle`` (20 bytes of room); returns the handle's length."""
         if code != compression.NONE:
             name = compression.NAMES[code]
             self.compressed[name] = self.compressed.get(name, 0) + len(raw)
         used, stored = compression.compress(code, raw)
-        handle = encode_handle(self.offset, len(stored))
-        self.emit(stored)
-        self.emit(block_trailer(used, stored))
-        return handle
+        return self.append_block(stored, len(stored), used, handle)
 
-    cdef int emit(self, bytes data) except -1:
-        buf_append(&self.out, data, len(data))
-        self.offset += len(data)
+    cdef Py_ssize_t append_block(self, const unsigned char* stored, Py_ssize_t n, unsigned char code,
+                                 unsigned char* handle) except -1:
+        """Queue ``n`` stored bytes of type ``code`` and their trailer; write their handle into ``handle``."""
+        cdef unsigned char trailer[5]  # the block trailer: type byte, crc32
+        cdef Py_ssize_t hlen = put_varint64(handle, self.offset)
+        hlen += put_varint64(handle + hlen, <uint64_t>n)
+        trailer[0] = code
+        store_le32(trailer + 1, block_crc(stored, n, code))
+        self.emit(stored, n)
+        self.emit(trailer, 5)
+        return hlen
+
+    cdef int emit(self, const unsigned char* data, Py_ssize_t n) except -1:
+        buf_append(&self.out, data, n)
+        self.offset += n
         if self.out.len >= self.write_buffer_size:
             self.drain()
         return 0
@@ -201,7 +222,8 @@ cdef class TableBuilder:
         meta_handle = self.write_block(meta.finish_block(), compression.NONE)
         index_raw = self.index_block.finish()
         index_handle = self.write_block(index_raw, compression.NONE)
-        self.emit(encode_footer(meta_handle, index_handle))
+        footer = encode_footer(meta_handle, index_handle)
+        self.emit(footer, len(footer))
         self.drain()
         self.finished = True
         props["file.size"] = self.offset

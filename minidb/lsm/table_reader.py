@@ -23,6 +23,7 @@ from minidb.errors import CorruptionError
 from . import compression
 from .block import Block
 from .format import BLOCK_TRAILER_SIZE, FOOTER_SIZE, decode_block, decode_footer, decode_handle_bytes
+from .readahead import Readahead
 from .table_builder import FILTER_PREFIX, PROPERTIES_BLOCK
 from .two_level_iter import TableIter
 
@@ -180,7 +181,7 @@ class TableReader:
     def iterator(self, *, for_compaction: bool = False, readahead: int = 2 << 20) -> TableIter:
         """A TableIter over the table: through the cache, or (``for_compaction``) through a readahead buffer."""
         if for_compaction:
-            loader = _Readahead(self, readahead).block
+            loader = Readahead(self, readahead)
         else:
             loader = self.data_block
         return TableIter(self.index_block(), loader, self.name)
@@ -188,26 +189,3 @@ class TableReader:
     def close(self) -> None:
         """Release the file handle (the cache may still hold blocks; the engine erases them on deletion)."""
         self.file.close()
-
-
-class _Readahead:
-    """Serves a compaction's sequential block reads from chunks of ``size`` bytes read ahead of need."""
-
-    def __init__(self, table: TableReader, size: int) -> None:
-        self.table = table  # the table read
-        self.size = max(size, 1)  # bytes read per request
-        self.start = 0  # file offset of buf
-        self.buf = b""  # bytes read ahead
-
-    def block(self, offset: int, size: int) -> Block:
-        """The block at ``offset``: from the buffer, or after reading the next ``size`` bytes ahead."""
-        self.table.check_handle(offset, size)
-        need = size + BLOCK_TRAILER_SIZE
-        if not (self.start <= offset and offset + need <= self.start + len(self.buf)):
-            n = min(max(self.size, need), self.table.size - offset)
-            self.buf = self.table.file.read(offset, n)
-            self.start = offset
-        rel = offset - self.start
-        origin = f"{self.table.name} offset {offset}"
-        self.table.work["page_visits"] += 1
-        return Block(self.table.decoded(self.buf[rel:rel + need], origin), origin)

@@ -3,8 +3,9 @@
 
 The first level is the table's index block (one entry per data block: its last key -> its handle); the second is
 the data block the current index entry points to, loaded through ``loader(offset, size)``: the table reader's
-function that goes through the block cache for reads and through a readahead buffer for compactions. Seeking a key
-seeks the index (the first block whose last key is >= the key), loads that block and seeks inside it.
+function that goes through the block cache for reads, or a ``Readahead`` for compactions, which it calls at C speed.
+Seeking a key seeks the index (the first block whose last key is >= the key), loads that block and seeks inside it.
+One BlockIter is re-aimed at each block loaded, rather than a new one made per block.
 """
 
 from libc.stdint cimport uint64_t
@@ -12,6 +13,7 @@ from libc.stdint cimport uint64_t
 from .block cimport Block, BlockIter
 from .format cimport decode_handle
 from .iterator cimport InternalIterator
+from .readahead cimport Readahead
 
 
 cdef class TableIter(InternalIterator):
@@ -20,6 +22,7 @@ cdef class TableIter(InternalIterator):
     cdef BlockIter index_iter  # over the index block
     cdef BlockIter data_iter  # over the current data block, or None
     cdef object loader  # loader(offset, size) -> Block
+    cdef Readahead readahead  # the loader when it is a Readahead (called without Python), else None
     cdef object origin  # file name, for messages
     cdef uint64_t block_offset  # offset of the data block loaded, to skip reloading it
 
@@ -27,6 +30,7 @@ cdef class TableIter(InternalIterator):
         self.index_iter = BlockIter(index)
         self.data_iter = None
         self.loader = loader
+        self.readahead = loader if isinstance(loader, Readahead) else None
         self.origin = origin
         self.block_offset = <uint64_t>-1
         self.valid = False
@@ -34,9 +38,14 @@ cdef class TableIter(InternalIterator):
     cdef int load_block(self) except -1:
         """Load the data block the index iterator points to (if not loaded already)."""
         cdef uint64_t offset, size
+        cdef Block block
         decode_handle(self.index_iter.val, self.index_iter.vlen, &offset, &size, self.origin)
         if self.data_iter is None or offset != self.block_offset:
-            self.data_iter = BlockIter(self.loader(offset, size))
+            block = self.readahead.block(offset, size) if self.readahead is not None else self.loader(offset, size)
+            if self.data_iter is None:
+                self.data_iter = BlockIter(block)
+            else:
+                self.data_iter.aim(block)
             self.block_offset = offset
         return 0
 

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from minidb.errors import CorruptionError
 from minidb.lsm.block import Block
 from minidb.lsm.block_builder import BlockBuilder
-from minidb.lsm.dbformat import pack_internal_key
+from minidb.lsm.dbformat import compare_internal_keys, pack_internal_key
 
 
 def build(entries, interval=16):
@@ -61,3 +61,21 @@ def test_corrupt_blocks_raise_naming_their_origin():
     bad[1] = 0xFF  # the first entry's non_shared length now runs past the block
     with pytest.raises(CorruptionError, match="bad entry at offset 0"):
         Block(bytes(bad), "x").iterator().entries()
+
+
+@given(st.binary(max_size=33), st.binary(max_size=9), st.binary(max_size=9), st.integers(0, 2 ** 56 - 1),
+       st.integers(0, 2 ** 56 - 1))
+def test_internal_key_order(prefix, a, b, sa, sb):
+    # A shared prefix of 0..33 bytes puts the first difference anywhere: before, in or after each 8-byte word
+    # the comparison loads, and in the overlapping last word.
+    a, b = prefix + a, prefix + b
+    expect = (a > b) - (a < b) or (sb > sa) - (sb < sa)
+    assert compare_internal_keys(pack_internal_key(a, sa, 1), pack_internal_key(b, sb, 1)) == expect
+
+
+def test_keys_of_every_short_length_round_trip():
+    # Keys are copied 8 bytes at a time up to 32 bytes: every length around 8, 16 and 32 once, shared prefixes too.
+    user_keys = sorted({b"k" * n for n in range(1, 41)} | {b"k" * n + b"\x01" * m for n in range(0, 20, 3)
+                                                           for m in range(1, 25)})
+    entries = [(pack_internal_key(k, 5, 1), k[: len(k) % 37]) for k in user_keys]
+    assert Block(build(entries), "test").iterator().entries() == entries

@@ -1,14 +1,16 @@
 """SST files: TableBuilder writes them, TableReader reads them back; checksums, compression, filters, properties."""
 
 import random
+import zlib
 
 import pytest
 
 from minidb.errors import CorruptionError
+from minidb.lsm.block_builder import BlockBuilder
 from minidb.lsm.block_cache import BlockCache
 from minidb.lsm.bloom import BloomFilterPolicy
 from minidb.lsm.dbformat import pack_internal_key, parse_internal_key, seek_key
-from minidb.lsm.format import FOOTER_SIZE
+from minidb.lsm.format import BLOCK_TRAILER_SIZE, FOOTER_SIZE
 from minidb.lsm.table_reader import TableReader
 from minidb.lsm.table_builder import TableBuilder
 from minidb.storage import SimDevice
@@ -134,3 +136,41 @@ def test_corruption_is_reported_with_file_and_offset():
     short.append(b"x" * (FOOTER_SIZE - 1))
     with pytest.raises(CorruptionError, match="too short"):
         reader(dev, "short.sst")
+
+
+def test_a_block_exactly_full_and_one_byte_over():
+    entries = rows(40, compressible=False)
+    probe = BlockBuilder(16)
+    for k, v in entries[:5]:
+        probe.add_entry(k, v)
+    full = probe.current_size()  # a block of the first 5 entries, finished
+    for block_size, first_block in ((full, 5), (full + 1, 6)):
+        dev = SimDevice()
+        write_table(dev, "t.sst", entries, block_size=block_size)
+        r = reader(dev, "t.sst")
+        last_keys = [k for k, _ in r.index_block().iterator().entries()]
+        assert last_keys[0] == entries[first_block - 1][0]  # the block is cut once it reaches block_size
+        assert r.iterator(for_compaction=True).entries() == entries
+
+
+def test_blocks_reach_the_file_as_emitted_block_then_trailer():
+    class Recorder:
+        def __init__(self):
+            self.appends = []
+
+        def append(self, data):
+            self.appends.append(bytes(data))
+
+    f = Recorder()
+    b = TableBuilder(f, block_size=512, write_buffer_size=1)  # every block and every trailer drains at once
+    entries = rows(50, compressible=False)
+    for k, v in entries:
+        b.add_entry(k, v)
+    b.finish()
+    data = b"".join(f.appends)
+    assert [len(a) for a in f.appends[1:2 * b.num_data_blocks:2]] == [BLOCK_TRAILER_SIZE] * b.num_data_blocks
+    offset = 0
+    for stored, trailer in zip(f.appends[0:2 * b.num_data_blocks:2], f.appends[1:2 * b.num_data_blocks:2]):
+        assert trailer[0] == 0 and zlib.crc32(stored + trailer[:1]) == int.from_bytes(trailer[1:], "little")
+        assert data[offset:offset + len(stored)] == stored
+        offset += len(stored) + BLOCK_TRAILER_SIZE
