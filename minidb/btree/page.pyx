@@ -29,7 +29,7 @@ ascending insert pattern past its fill limit, so that sequential loads leave pag
 
 import zlib
 
-from .crc import crc32
+from minidb.crc import crc32
 
 from cpython.bytearray cimport PyByteArray_AS_STRING
 from libc.stdlib cimport free, malloc

@@ -53,7 +53,7 @@ import zlib
 
 from ..errors import CorruptionError
 from ..storage.torn import lost_sector
-from .crc import crc32  # zlib's crc32, faster: a group body is every byte of redo
+from minidb.crc import crc32  # zlib's crc32, faster: a group body is every byte of redo
 from .options import sync_mode
 
 

@@ -45,6 +45,20 @@ def child_value(page_no: int) -> bytes:
     return _CHILD.pack(page_no)
 
 
+
+def sizes_with(page, key: bytes, value: bytes) -> tuple[int, bool, bool, list[int]]:
+    """What a split policy is given for a full ``page`` once ``key`` -> ``value`` is in it: the key's position, whether
+    it replaces a record, whether it goes past the last record of an ascending page, and the records' sizes."""
+    pos, found = page.search(key)
+    ascending = not found and pos == page.nrecs and bool(page.flags & pg.LAST_AT_END)
+    sizes = page.record_sizes()
+    size = pg.RECORD_OVERHEAD + len(key) + len(value)
+    if found:
+        sizes[pos] = size
+    else:
+        sizes.insert(pos, size)
+    return pos, found, ascending, sizes
+
 class BTree(TreeCore):
     """One B+tree; see the module docstring. ``ctx`` (tree_context.py) holds what it works with."""
 
@@ -289,14 +303,7 @@ class BTree(TreeCore):
             # The engine's own policy needs no list of sizes: it is computed on the page's bytes (split_plan.pyx).
             pos, found, k = default_split(frame, key, len(value), self.ctx.page_size - pg.HEADER_BYTES)
         else:
-            pos, found = page.search(key)
-            ascending = not found and pos == page.nrecs and bool(page.flags & pg.LAST_AT_END)
-            sizes = page.record_sizes()
-            size = pg.RECORD_OVERHEAD + len(key) + len(value)
-            if found:
-                sizes[pos] = size
-            else:
-                sizes.insert(pos, size)
+            pos, found, ascending, sizes = sizes_with(page, key, value)
             k = self._choose_split(sizes, pos, ascending, page.is_leaf)
 
         def merged_key(i: int) -> bytes:

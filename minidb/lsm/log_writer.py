@@ -6,13 +6,13 @@ behind (devices guarantee a failed write changes nothing).
 
 from __future__ import annotations
 
-from .format import crc32_of
+from minidb.crc import crc32
 from .log_format import BLOCK_SIZE, FIRST, FULL, HEADER_SIZE, LAST, MIDDLE
 
 
 def _fragment(ftype: int, data: bytes) -> bytes:
     t = bytes((ftype,))
-    crc = crc32_of(data, crc32_of(t))  # zlib's CRC-32 of the type byte and the data
+    crc = crc32(data, crc32(t))  # zlib's CRC-32 of the type byte and the data
     return crc.to_bytes(4, "little") + len(data).to_bytes(2, "little") + t + data
 
 

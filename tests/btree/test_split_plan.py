@@ -15,6 +15,7 @@ from minidb.btree.buffer_pool import Frame
 from minidb.btree.page import Page
 from minidb.btree.split_plan import default_split, middle_split
 from minidb.btree.split_policy import DEFAULT_POLICY
+from minidb.btree.tree import sizes_with
 
 
 def middle_split_in_python(sizes, capacity):
@@ -74,14 +75,7 @@ def full_leaf(keys, ascending, page_size=4096):
 def policy_answer(frame, key, value):
     """What tree.py computed before split_plan.pyx: the search, then the policy on the list of sizes."""
     page = Page(frame.buf)
-    pos, found = page.search(key)
-    ascending = not found and pos == page.nrecs and bool(page.flags & pg.LAST_AT_END)
-    sizes = page.record_sizes()
-    size = pg.RECORD_OVERHEAD + len(key) + len(value)
-    if found:
-        sizes[pos] = size
-    else:
-        sizes.insert(pos, size)
+    pos, found, ascending, sizes = sizes_with(page, key, value)
     return pos, found, DEFAULT_POLICY.choose_split(sizes, pos, page.page_size - pg.HEADER_BYTES, 15 / 16, ascending)
 
 

@@ -1,13 +1,15 @@
-"""crc.pyx: the page and redo checksum must be zlib.crc32 bit for bit, whatever the length (the folding takes
-64 bytes to start, then 16-byte blocks, and zlib the rest) and the starting value."""
+"""minidb/crc.pyx: every checksum (pages, redo groups, SST blocks, WAL fragments) must be zlib.crc32 bit for bit,
+whatever the length (the folding takes 64 bytes to start, then 16-byte blocks, and zlib the rest), the alignment and
+the starting value."""
 
 import os
+import random
 import zlib
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minidb.btree.crc import crc32
+from minidb.crc import crc32
 from minidb.btree.page import Page
 
 
@@ -23,6 +25,15 @@ def test_every_length_around_the_folds_boundaries():
     for n in range(0, 300):
         for start in (0, 1, 0xFFFFFFFF):
             assert crc32(data[:n], start) == zlib.crc32(data[:n], start), n
+
+
+def test_every_alignment_and_block_sizes_and_a_megabyte():
+    rng = random.Random(3)
+    for n in [*range(0, 200, 7), 4095, 4096, 4097, 1 << 20]:
+        for shift in range(4):
+            data = rng.randbytes(n + shift)[shift:]
+            assert crc32(data) == zlib.crc32(data), (n, shift)
+            assert crc32(data, 0xDEADBEEF) == zlib.crc32(data, 0xDEADBEEF), (n, shift)  # continued
 
 
 def test_a_page_checksum_is_zlibs_over_the_page_without_its_checksum_field():
