@@ -32,12 +32,27 @@ cdef inline void store_be64(unsigned char* p, uint64_t v) noexcept nogil:
         p[7 - i] = (v >> (8 * i)) & 0xff
 
 
-cdef inline uint64_t load_be64(const unsigned char* p) noexcept nogil:
-    cdef uint64_t v = 0
-    cdef int i
-    for i in range(8):
-        v = (v << 8) | p[i]
-    return v
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    /* 8 bytes as a big-endian number: one load and a byte swap where the CPU is little-endian (a byte loop is not
+       compiled to that), the bytes one by one elsewhere. */
+    static inline uint64_t minidb_load_be64(const unsigned char* p) {
+    #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return __builtin_bswap64(v);
+    #else
+        uint64_t v = 0;
+        int i;
+        for (i = 0; i < 8; i++)
+            v = (v << 8) | p[i];
+        return v;
+    #endif
+    }
+    """
+    uint64_t load_be64 "minidb_load_be64"(const unsigned char* p) noexcept nogil
 
 
 cdef inline int put_varint64(unsigned char* dst, uint64_t v) noexcept nogil:

@@ -51,8 +51,8 @@ WORK = {
     "zlib_decompress_bytes": "bytes decompressed from zlib (uncompressed size)",
     "key_compares": "key comparisons in searches, inserts and merges",
     "page_visits": "B+tree pages or LSM blocks looked up in the cache on the way to a key",
-    "flush_entries": "entries an LSM flush wrote from memtables into SSTs (0 in an engine without flushes)",
-    "compaction_entries": "entries an LSM compaction read from its input SSTs (0 in an engine without compactions)",
+    "flush_entries": "entries an LSM flush took from its memtables (0 in an engine without flushes)",
+    "compaction_entries": "entries an LSM compaction took from its input SSTs (0 in an engine without compactions)",
     "cache_hits": "lookups the buffer pool or block cache answered",
     "cache_misses": "lookups that had to read the device",
 }

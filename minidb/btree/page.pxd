@@ -4,6 +4,8 @@
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcmp, memcpy
 
+from minidb.coding cimport load_be64
+
 ctypedef unsigned char uchar
 
 cdef enum:
@@ -69,17 +71,6 @@ cdef inline void wr32(uchar* p, uint32_t v) noexcept nogil:
 cdef inline void wr64(uchar* p, uint64_t v) noexcept nogil:
     memcpy(p, &v, 8)
 
-cdef extern from *:
-    """
-    #include <stdint.h>
-    #include <string.h>
-    static inline uint64_t minidb_btree_load_be64(const unsigned char* p) {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        return __builtin_bswap64(v);
-    }
-    """
-    uint64_t load_be64 "minidb_btree_load_be64"(const uchar* p) noexcept nogil
 
 cdef inline int key_cmp(const uchar* a, int alen, const uchar* b, int blen) noexcept nogil:
     """memcmp order: bytes compared unsigned, a proper prefix sorts first."""

@@ -48,9 +48,13 @@ cdef long* prefix_sums(object sizes, Py_ssize_t n) except NULL:
     cdef Py_ssize_t i
     if cum == NULL:
         raise MemoryError()
-    for i in range(n):
-        total += <long> sizes[i]
-        cum[i] = total
+    try:
+        for i in range(n):
+            total += <long> sizes[i]
+            cum[i] = total
+    except BaseException:
+        free(cum)  # a size that is not a number (a plug-in policy's list): nothing to hand back
+        raise
     return cum
 
 

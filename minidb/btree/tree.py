@@ -45,7 +45,6 @@ def child_value(page_no: int) -> bytes:
     return _CHILD.pack(page_no)
 
 
-
 def sizes_with(page, key: bytes, value: bytes) -> tuple[int, bool, bool, list[int]]:
     """What a split policy is given for a full ``page`` once ``key`` -> ``value`` is in it: the key's position, whether
     it replaces a record, whether it goes past the last record of an ascending page, and the records' sizes."""
@@ -58,6 +57,7 @@ def sizes_with(page, key: bytes, value: bytes) -> tuple[int, bool, bool, list[in
     else:
         sizes.insert(pos, size)
     return pos, found, ascending, sizes
+
 
 class BTree(TreeCore):
     """One B+tree; see the module docstring. ``ctx`` (tree_context.py) holds what it works with."""

@@ -16,8 +16,8 @@ delayed by the L0 slowdown trigger, writes stopped and why) and the run's write 
 
 **With the server.** The runs are the seed's: 16 clients, the binlog off (its "no binlog" rows), the calibrated
 server's CPU per row (``minidb.sim.server``) beside the engine's, and flushes and compactions that cost what
-RocksDB's own cost per entry (``minidb.sim.cpu``): 16 clients then insert faster than the background jobs can empty
-L0, as in the seed. The seed's whole table of insert rates by client count (1 to 16 clients, binlog on and off) is
+RocksDB's own cost per entry (``minidb.sim.cpu``): in a run long enough, 16 clients then insert faster than the
+background jobs can finish, as in the seed. The seed's whole table of insert rates by client count (1 to 16 clients, binlog on and off) is
 run in ``minidb.experiments.server_model`` (chapter 2b).
 """
 
@@ -247,6 +247,6 @@ def claims(results: pd.DataFrame) -> list[Claim]:
             "universal compaction inserts faster than leveled at 16 clients without binlog (rate ratio)",
             published=round(uni_rate / lev, 2), ours=uni.ops_per_sec / l20.ops_per_sec, band=at_least(1.0),
             must_hold=(),
-            reason="universal compaction merges more bytes here than leveled (its write-amp above), so what it saves "
-                   "in L0 stalls it spends again in merges, where the seed's universal compaction wrote less"),
+            reason="where universal compaction merges more bytes than leveled (the write-amp claim above), what it "
+                   "saves in L0 stalls it spends again in merges, and the seed's universal compaction wrote less"),
     ]

@@ -9,17 +9,7 @@ search for ``(user_key, MAX_SEQUENCE)`` lands on it.
 
 from libc.stdint cimport uint64_t
 
-cdef extern from *:
-    """
-    #include <stdint.h>
-    #include <string.h>
-    static inline uint64_t minidb_key_word(const unsigned char* p) {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        return __builtin_bswap64(v);
-    }
-    """
-    uint64_t minidb_key_word(const unsigned char* p) noexcept nogil
+from minidb.coding cimport load_be64
 
 cdef enum:
     TYPE_DELETION = 0  # a tombstone: the key was deleted at this sequence number
@@ -35,7 +25,7 @@ cdef inline uint64_t max_sequence() noexcept nogil:
 cdef inline uint64_t key_word(const unsigned char* p) noexcept nogil:
     """The 8 bytes at ``p`` as a big-endian number (one load and a byte swap): comparing two such words compares
     the 8 bytes as memcmp would."""
-    return minidb_key_word(p)
+    return load_be64(p)
 
 
 cdef inline int compare_user(const unsigned char* a, Py_ssize_t an, const unsigned char* b,

@@ -23,6 +23,11 @@ from .table_outputs import TableOutputs
 from .version_edit import FileMeta, VersionEdit
 
 
+# The CPU model's unit for each kind of job whose entries it charges; a bulk load or a recovery writes tables too,
+# as the client's own work.
+JOB_UNITS = {"flush": "flush_entries", "compaction": "compaction_entries"}
+
+
 @dataclass
 class Job:
     """A computed flush or compaction waiting to be installed."""
@@ -56,7 +61,8 @@ def write_tables(ctx, cause: str, source, outputs: TableOutputs, **merge_options
         try:
             merged = source()
             key_in, key_drop = merge_into_tables(merged, outputs, **merge_options)
-            ctx.counters[f"{cause}_entries"] += key_in  # the per-entry work of RocksDB's job (minidb.sim.cpu)
+            if cause in JOB_UNITS:  # a flush or a compaction: RocksDB's per-entry work (minidb.sim.cpu)
+                ctx.counters[JOB_UNITS[cause]] += key_in
         except OSError:
             outputs.abandon()
             raise

@@ -12,9 +12,9 @@ bit or stray bytes leave every sector non-zero and the records complete (minidb/
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass
 
+from minidb.crc import crc32
 from minidb.storage.torn import lost_sector
 
 from .log_format import BLOCK_SIZE, FIRST, FULL, HEADER_SIZE, LAST, MIDDLE, ZERO
@@ -55,7 +55,7 @@ def _intact_at(data: bytes, pos: int) -> bool:
     if end > len(data) or end > pos - pos % BLOCK_SIZE + BLOCK_SIZE:
         return False
     crc = int.from_bytes(data[pos:pos + 4], "little")
-    return zlib.crc32(data[pos + HEADER_SIZE:end], zlib.crc32(data[pos + 6:pos + 7])) & 0xFFFFFFFF == crc
+    return crc32(data[pos + HEADER_SIZE:end], crc32(data[pos + 6:pos + 7])) == crc
 
 
 def _next_fragment(data: bytes, pos: int) -> int:
@@ -135,7 +135,7 @@ def _scan(data: bytes) -> list[Record | Drop]:
             reason = f"fragment length {length} crosses its block"
         elif end > n:
             reason = f"fragment of {length} bytes truncated by the end of the log"
-        elif zlib.crc32(data[pos + HEADER_SIZE:end], zlib.crc32(data[pos + 6:pos + 7])) & 0xFFFFFFFF != crc:
+        elif crc32(data[pos + HEADER_SIZE:end], crc32(data[pos + 6:pos + 7])) != crc:
             reason = "fragment checksum mismatch"
         elif ftype not in (FULL, FIRST, MIDDLE, LAST):
             reason = f"unknown fragment type {ftype}"

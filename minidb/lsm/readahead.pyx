@@ -18,6 +18,9 @@ from .format cimport block_crc
 
 from .format import BLOCK_TRAILER_SIZE, FOOTER_SIZE
 
+cdef uint64_t TRAILER = BLOCK_TRAILER_SIZE  # the format's sizes as C numbers, so a block is checked without Python
+cdef uint64_t FOOTER = FOOTER_SIZE
+
 
 cdef class Readahead:
     """Serves the data blocks of ``table`` (a TableReader) from chunks of ``size`` bytes read ahead of need."""
@@ -34,12 +37,12 @@ cdef class Readahead:
 
     cdef Block block(self, uint64_t offset, uint64_t size):
         """The data block at ``offset`` of stored size ``size``: from the chunk, or after reading the next one."""
-        cdef uint64_t blocks_end = self.file_size - FOOTER_SIZE
+        cdef uint64_t blocks_end = self.file_size - FOOTER if self.file_size >= FOOTER else 0
         cdef uint64_t need, rel
         cdef const unsigned char* p
-        if offset > blocks_end or size > blocks_end or offset + size + BLOCK_TRAILER_SIZE > blocks_end:
+        if offset > blocks_end or size > blocks_end or offset + size + TRAILER > blocks_end:
             self.table.check_handle(offset, size)  # raises CorruptionError
-        need = size + BLOCK_TRAILER_SIZE
+        need = size + TRAILER
         if not (self.start <= offset and offset + need <= self.start + <uint64_t>len(self.buf)):
             self.buf = self.file.read(offset, min(max(<uint64_t>self.size, need), self.file_size - offset))
             self.start = offset

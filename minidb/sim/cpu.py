@@ -14,7 +14,8 @@ What the model charges, and where each count comes from:
   B+tree's compressed pages (InnoDB's KEY_BLOCK_SIZE), every compression tried counted, those that fail too.
 * ``key_compares``: key comparisons in searches, inserts and merges; ``page_visits``: B+tree pages or LSM blocks
   looked up in the cache on the way to a key (a hash lookup and the cache miss of touching the page).
-* ``flush_entries``/``compaction_entries``: entries an LSM flush wrote, or a compaction read. A flush or compaction
+* ``flush_entries``/``compaction_entries``: entries an LSM flush took from its memtables, or a compaction from its
+  input files. A flush or compaction
   of RocksDB costs about 1.6 to 9 times what our engine's compares and bytes come to for the same job (our memtable
   is no skiplist, our blocks are simpler), and an LSM's compaction is what limits it when nothing else does (seed
   000: "limited by compaction stalls"), so the difference, measured on RocksDB itself, is charged per entry.

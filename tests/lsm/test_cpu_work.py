@@ -58,7 +58,7 @@ def test_the_serial_work_is_the_write_groups_memtable_inserts_and_wal_bytes_and_
     assert serial["key_compares"] - before["key_compares"] < work["key_compares"] - work_before["key_compares"]
 
 
-def test_a_flush_counts_the_entries_it_writes_and_a_compaction_those_it_reads():
+def test_a_flush_counts_the_entries_it_takes_and_a_compaction_those_it_reads():
     db = open_tiny(disable_auto_compactions=True, memtable_bytes=1 << 20)
     batches = list(insert_benchmark_batches(400))  # 4 entries a row
     for b in batches[:2]:
