@@ -84,6 +84,12 @@ def job_entries(rows: int = JOB_ROWS, files: int = JOB_FILES) -> list[tuple[byte
     return out
 
 
+def job_batches(entries, files: int):
+    """``entries`` cut into ``files`` consecutive batches, one per L0 file."""
+    per = -(-len(entries) // files)
+    return [entries[f * per:(f + 1) * per] for f in range(files)]
+
+
 def rocksdb_job_seconds(entries, files: int = JOB_FILES) -> tuple[float, float]:
     """RocksDB's own CPU seconds (all its threads) to flush ``entries`` as ``files`` L0 files, and to compact them
     into one sorted run; no compression, no WAL."""
@@ -100,10 +106,9 @@ def rocksdb_job_seconds(entries, files: int = JOB_FILES) -> tuple[float, float]:
         no_wal = WriteOptions()
         no_wal.disable_wal = True
         flush = 0.0
-        per = -(-len(entries) // files)
-        for f in range(files):
+        for chunk in job_batches(entries, files):
             batch = RocksBatch(raw_mode=True)
-            for key, value in entries[f * per:(f + 1) * per]:
+            for key, value in chunk:
                 batch.put(key, value)
             db.write(batch, no_wal)
             start = time.process_time()
@@ -132,10 +137,9 @@ def minidb_job_seconds(entries, files: int = JOB_FILES) -> tuple[float, float]:
         return model.seconds({u: after[u] - work[u] for u in model.units if u in after}) + model.seconds(io_work(done))
 
     flush = 0.0
-    per = -(-len(entries) // files)
-    for f in range(files):
+    for chunk in job_batches(entries, files):
         batch = WriteBatch()
-        for key, value in entries[f * per:(f + 1) * per]:
+        for key, value in chunk:
             batch.put("t", key, value)
         engine.write(batch)
         flush += charged(engine.flush)

@@ -29,7 +29,6 @@ cdef extern from *:
     #include <stdint.h>
     #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
     #include <immintrin.h>
-    #define MINIDB_HAVE_FOLD 1
 
     /* One folding step: x times the constants (its low half by k's low, its high half by k's high) plus data. */
     __attribute__((target("pclmul,sse4.1")))

@@ -17,8 +17,8 @@ delayed by the L0 slowdown trigger, writes stopped and why) and the run's write 
 **With the server.** The runs are the seed's: 16 clients, the binlog off (its "no binlog" rows), the calibrated
 server's CPU per row (``minidb.sim.server``) beside the engine's, and flushes and compactions that cost what
 RocksDB's own cost per entry (``minidb.sim.cpu``): in a run long enough, 16 clients then insert faster than the
-background jobs can finish, as in the seed. The seed's whole table of insert rates by client count (1 to 16 clients, binlog on and off) is
-run in ``minidb.experiments.server_model`` (chapter 2b).
+background jobs can finish, as in the seed. The seed's whole table of insert rates by client count (1 to 16
+clients, binlog on and off) is run in ``minidb.experiments.server_model`` (chapter 2b).
 """
 
 from __future__ import annotations

@@ -15,10 +15,10 @@ What the model charges, and where each count comes from:
 * ``key_compares``: key comparisons in searches, inserts and merges; ``page_visits``: B+tree pages or LSM blocks
   looked up in the cache on the way to a key (a hash lookup and the cache miss of touching the page).
 * ``flush_entries``/``compaction_entries``: entries an LSM flush took from its memtables, or a compaction from its
-  input files. A flush or compaction
-  of RocksDB costs about 1.6 to 9 times what our engine's compares and bytes come to for the same job (our memtable
-  is no skiplist, our blocks are simpler), and an LSM's compaction is what limits it when nothing else does (seed
-  000: "limited by compaction stalls"), so the difference, measured on RocksDB itself, is charged per entry.
+  input files. A flush or compaction of RocksDB costs about 1.6 to 9 times what our engine's compares and bytes
+  come to for the same job (our memtable is no skiplist, our blocks are simpler), and an LSM's compaction is what
+  limits it when nothing else does (seed 000: "limited by compaction stalls"), so the difference, measured on
+  RocksDB itself, is charged per entry.
 * ``rows_encoded``/``rows_decoded``/``keys_encoded``/``keys_decoded``: the table layer's row and key codecs.
 
 Engines report the counts they keep under these names in ``work()`` (``minidb.kv.WORK``, the same names in every
