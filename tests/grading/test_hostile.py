@@ -26,7 +26,6 @@ import pytest
 
 from minidb.grading import bulk
 from minidb.grading.exercise import load_exercise
-from minidb.grading.limits import UID_BASE
 from minidb.grading.sandbox import ExposedHiddenTests
 from minidb.grading.submissions import find_submissions
 
@@ -37,15 +36,15 @@ TEST_TIMEOUT = 15  # seconds per graded test
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="sandboxes get a uid of their own only under root")
 
 
-def sandbox_processes() -> list[int]:
-    """Pids of live processes running as a sandbox uid."""
+def sandbox_processes(uids) -> list[int]:
+    """Pids of live processes running as one of the sandbox ``uids`` (other tests may grade at the same time)."""
     found = []
     for proc in Path("/proc").iterdir():
         try:
             uid_line = next(line for line in (proc / "status").read_text().splitlines() if line.startswith("Uid:"))
         except (OSError, StopIteration):
             continue
-        if int(uid_line.split()[1]) >= UID_BASE:
+        if int(uid_line.split()[1]) in uids:
             found.append(int(proc.name))
     return found
 
@@ -62,7 +61,8 @@ def world_readable_exercise() -> Path:
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    """The class graded once: (grades by student, results folder, feedback folder, exercise folder, seconds).
+    """The class graded once: (grades by student, results folder, feedback folder, exercise folder, the sandbox
+    uids its runs used, seconds).
 
     The exercise is world-readable (whatever pytest's --basetemp): grading refuses to start until its hidden test
     is made private with the chmod the error gives, and the attacks then run against that original too."""
@@ -77,14 +77,23 @@ def graded(tmp_path_factory):
     # "aaron" is graded first and "zed" last: an attack in between must not change either.
     for name, source in {"aaron": GOOD, "zed": GOOD, "wrong": WRONG, **HOSTILE}.items():
         (subs / f"{name}.py").write_text(source)
+    uids = []  # each run's sandbox uid, as the grader kills what is left of it (bulk.run_pytest)
+
+    def kill_user(uid):
+        uids.append(uid)
+        real_kill_user(uid)
+
+    real_kill_user = bulk.kill_user
     start = time.monotonic()
     # 15 s per test: an infinite loop still ends at its limit, while on a heavily loaded machine starting the
     # sandbox and importing a submission (which count against the first test's limit) fit in it with room to spare.
-    frame = bulk.grade_all(load_exercise(folder), find_submissions(subs), jobs=2, test_timeout=TEST_TIMEOUT,
-                           submission_timeout=180, results_dir=root / "results", progress=False,
-                           feedback_dir=root / "feedback")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bulk, "kill_user", kill_user)
+        frame = bulk.grade_all(load_exercise(folder), find_submissions(subs), jobs=2, test_timeout=TEST_TIMEOUT,
+                               submission_timeout=180, results_dir=root / "results", progress=False,
+                               feedback_dir=root / "feedback")
     seconds = time.monotonic() - start
-    yield frame.set_index("student"), root / "results", root / "feedback", folder, seconds
+    yield frame.set_index("student"), root / "results", root / "feedback", folder, uids, seconds
     shutil.rmtree(folder.parent.parent)
 
 
@@ -114,7 +123,7 @@ def test_why_the_attacks_failed_is_reported(graded):
 
 
 def test_hidden_tests_stay_hidden_and_unchanged(graded):
-    grades, results, feedback, folder, _ = graded
+    grades, results, feedback, folder, *_ = graded
     assert (folder / "test_demo_hidden.py").stat().st_mode & 0o777 == 0o640, "only its 'other' read bit removed"
     assert SECRET in (folder / "test_demo_hidden.py").read_text(), "the hidden test was edited"
     assert "500" not in (folder / "test_demo_hidden.py").read_text()
@@ -126,7 +135,9 @@ def test_hidden_tests_stay_hidden_and_unchanged(graded):
 
 
 def test_no_process_outlives_its_grading(graded):
-    assert sandbox_processes() == []
+    grades, *_, uids, _ = graded
+    assert len(set(uids)) >= len(grades), "every run's sandbox was looked for"
+    assert sandbox_processes(set(uids)) == []
 
 
 def test_timing_is_reported(graded, record_property):
