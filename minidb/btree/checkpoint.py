@@ -27,11 +27,13 @@ capacity - capacity / 10``, ignoring the few KB per thread it also reserves); th
 
 "Past" a point means at it or beyond (an age of exactly the point triggers it). The engine runs this check before
 each client write, as InnoDB runs ``log_free_check`` before each mini-transaction. A client write here may be a
-whole commit of many mini-transactions (the insert benchmark's 1,000 rows, some 280 KB of redo), during which
-InnoDB's page cleaner keeps writing; here nothing runs during it. So the check starts the background flush one
-client write early: it treats the async point as reached when the log *after a client write as large as the
-previous one* would reach it (InnoDB likewise reserves ``log_margin`` for the mini-transaction it is about to run).
-The sync point gets no such reserve: the client waits only once its log has reached it.
+whole commit of many mini-transactions (the insert benchmark's commit of many rows), during which InnoDB's page
+cleaner keeps starting writes; here no check runs during it. So the check starts the background flush one client
+write early: it treats the async point as reached when the log *after a client write as large as the previous one*
+would reach it, and that flush brings the age as far below the async point. This is a choice of the model, after
+InnoDB's ``log_margin`` (room reserved in the log for the mini-transaction about to run, there against the
+capacity). The reserve is at most half the async point, so that one very large write does not make the next flush
+write every dirty page; the sync point gets none: the client waits only once its log has reached it.
 ``flush()`` and ``close()`` make a *sharp* checkpoint: every dirty page is written.
 
 An open in-place transaction (in_place.py) keeps its undo in the log, so no checkpoint passes its first uncommitted
@@ -55,18 +57,29 @@ _NO_LIMIT = (1 << 64) - 1
 class FlushJob:
     """An async flush in flight: its pages written oldest first, at an even pace from ``start`` to ``end``."""
 
-    lsns: list  # each page's oldest change (its oldest_lsn when the job took it), in the order written
+    lsns: tuple[int, ...]  # each page's oldest change (its oldest_lsn when the job took it), in the order written
     start: float  # simulated second the job starts writing (after the background jobs queued before it)
     end: float  # simulated second its last page is written
 
+    def time_of(self, k: int) -> float:
+        """When the job's first ``k`` pages are written."""
+        return self.end if k >= len(self.lsns) else self.start + (self.end - self.start) * k / len(self.lsns)
+
     def written(self, now: float) -> int:
-        """How many of its pages are written by ``now``."""
+        """How many of its pages are written by ``now``: the largest ``k`` with ``time_of(k) <= now``."""
         n = len(self.lsns)
         if now >= self.end:
             return n
         if now <= self.start:
             return 0
-        return min(n, int((now - self.start) * n / (self.end - self.start) + 1e-9))
+        # the division's estimate, then corrected against time_of itself, so that a client that waited until
+        # time_of(k) finds k pages written however the floating-point sums round
+        k = min(n, int((now - self.start) * n / (self.end - self.start)))
+        while k < n and self.time_of(k + 1) <= now:
+            k += 1
+        while k > 0 and self.time_of(k) > now:
+            k -= 1
+        return k
 
     def unwritten_lsn(self, now: float) -> int | None:
         """The oldest change of its first page not yet written by ``now``, or None once all are."""
@@ -75,8 +88,7 @@ class FlushJob:
 
     def time_written_below(self, lsn: int) -> float:
         """When every page of the job whose oldest change is before ``lsn`` is written."""
-        k = bisect.bisect_left(self.lsns, lsn)
-        return self.end if k >= len(self.lsns) else self.start + (self.end - self.start) * k / len(self.lsns)
+        return self.time_of(bisect.bisect_left(self.lsns, lsn))
 
 
 def point(fraction: float, capacity: int) -> int:
@@ -100,7 +112,8 @@ class LogFreeCheck:
         self.counters = counters  # the engine's counters, updated here
         self.job: FlushJob | None = None  # the async flush in flight
         self.keep_from = keep_from  # () -> the LSN an open transaction holds the log from, or None
-        self.last_lsn: int | None = None  # the log's end at the previous check: the last client write began there
+        self.last_lsn: int | None = None  # the log's end at the previous check (what came since is mostly the
+        # last client write; background merges of buffered changes add their redo too)
 
     # -- ages --------------------------------------------------------------------------------------------------------
     def oldest(self) -> int:
@@ -131,9 +144,9 @@ class LogFreeCheck:
                 self._job_done()
             if self.modified_age() >= sync:
                 self._sync_flush(sync)
-        # the reserve for the coming client write: as large as the last one (see the module docstring)
+        # the reserve for the coming client write: as large as the last one, at most half the point (module docstring)
         reserve = 0 if self.last_lsn is None else self.redo.lsn - self.last_lsn
-        async_age = max(0, point(ASYNC, capacity) - reserve)
+        async_age = point(ASYNC, capacity) - min(reserve, point(ASYNC, capacity) // 2)
         if self.job is None and self.modified_age() >= async_age:
             self._async_flush(async_age)
         self.last_lsn = self.redo.lsn
@@ -142,10 +155,12 @@ class LogFreeCheck:
                 self.write_checkpoint(self.checkpointable())
 
     def _job_done(self) -> None:
+        """Forget the async job once it has ended (a job exists only with a clock)."""
         if self.job is not None and self.clock.now >= self.job.end:
             self.job = None
 
     def _stall_until(self, t: float) -> None:
+        """With a clock, the client waits until ``t``: a stall."""
         if self.clock is not None:
             self.clock.wait_until(t)
 
@@ -154,7 +169,7 @@ class LogFreeCheck:
         IO they took). Ages are brought *below* a point by writing below ``lsn - point + 1``."""
         before = self.stats.snapshot()
         frames = self.pool.oldest_dirty(self.pool.dirty_count, lsn)
-        lsns = [f.oldest_lsn for f in frames]  # taken before the write cleans the frames
+        lsns = tuple(f.oldest_lsn for f in frames)  # taken before the write cleans the frames
         self.pager.write(frames)
         return lsns, (self.stats - before).total()
 
@@ -162,9 +177,11 @@ class LogFreeCheck:
         """Background writes bringing the modified age below ``age``; with a clock a job that takes time."""
         with self.stats.cause("checkpoint"):
             lsns, io = self._write_below(self.redo.lsn - age + 1)
+        if not lsns:
+            return  # the pages in question were written already
         self.counters["async_flushes"] += 1
         self.counters["async_flush_pages"] += len(lsns)
-        if self.clock is not None and lsns:
+        if self.clock is not None:
             start, end = self.clock.job_span(io)
             if end > self.clock.now:
                 self.job = FlushJob(lsns, start, end)
@@ -173,6 +190,8 @@ class LogFreeCheck:
         """The client writes the oldest pages until the modified age is below ``age``, and waits for them."""
         with self.stats.cause("sync-flush"):
             lsns, io = self._write_below(self.redo.lsn - age + 1)
+        if not lsns:
+            return  # nothing older is left: the client has nothing to wait for
         self.counters["sync_flushes"] += 1
         self.counters["sync_flush_pages"] += len(lsns)
         if self.clock is not None:

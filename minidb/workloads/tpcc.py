@@ -4,12 +4,13 @@
 
 * the tables and keys of TPC-C: ``warehouse``, ``district``, ``customer``, ``history``, ``item``, ``stock``,
   ``orders``, ``new_orders`` and ``order_line``, with the six secondary indexes sysbench-tpcc creates after its load
-  (``tpcc_common.lua``): ``idx_customer (c_w_id, c_d_id, c_last, c_first)``, which Payment uses to find a customer
-  by last name, ``idx_orders (o_w_id, o_d_id, o_c_id, o_id)``, and the foreign-key indexes ``fkey_stock_2
-  (s_i_id)``, ``fkey_order_line_2 (ol_supply_w_id, ol_i_id)``, ``fkey_history_1 (h_c_w_id, h_c_d_id, h_c_id)``
-  and ``fkey_history_2 (h_w_id, h_d_id)``. Every order line New-Order inserts puts an entry at a random item in
-  ``fkey_order_line_2``: the non-unique index maintenance a B+tree reads for and an LSM does not; the address
-  columns are kept as one string per row so that rows keep their size;
+  (``tpcc_common.lua``; here they are kept from the first row on): ``idx_customer (c_w_id, c_d_id, c_last,
+  c_first)``, which Payment uses to find a customer by last name, ``idx_orders (o_w_id, o_d_id, o_c_id, o_id)``,
+  and the foreign-key indexes ``fkey_stock_2 (s_i_id)``, ``fkey_order_line_2 (ol_supply_w_id, ol_i_id)``,
+  ``fkey_history_1 (h_c_w_id, h_c_d_id, h_c_id)`` and ``fkey_history_2 (h_w_id, h_d_id)``. Every order line
+  New-Order inserts puts an entry at a random item in ``fkey_order_line_2``: non-unique index maintenance, which a
+  B+tree does on a random leaf (read, unless its change buffer takes the change) and an LSM without reading; the
+  address columns are kept as one string per row so that rows keep their size;
 * the initial population of clause 4.3.3: 10 districts per warehouse, a stock row per item and warehouse, one
   order per customer (with 5 to 15 order lines), the last 30% of them still new, one history row per customer;
   customer last names from the standard's ten syllables;
