@@ -136,8 +136,8 @@ def run_point(engine: str, config: str | None, rows: int, seed: int = 0, change_
 def redo_figures(io, summary: dict, redo_bytes: int | None) -> dict:
     """What the log costs per insert (``io``: a run's IOStats, ``summary`` its summary): KB of log and of pages
     written, pages written because the redo log was full (``checkpoint`` and ``sync-flush``, the latter while the
-    client waited), the share of the run's time the client stalled, and how many times the log wrapped (log bytes
-    written over ``redo_bytes``, the B+tree's capacity; NaN for an engine without one)."""
+    client waited), the share of the run's time the client stalled, how many times the log wrapped (log bytes
+    written over ``redo_bytes``, the B+tree's capacity) and that capacity (both NaN for an engine without one)."""
     ops = summary["ops"]
     log = sum(io.total(kind=k).write_bytes for k in ("redo", "wal"))
     pages = sum(io.total(kind=k).write_bytes for k in ("data", "doublewrite"))
@@ -149,6 +149,7 @@ def redo_figures(io, summary: dict, redo_bytes: int | None) -> dict:
         "sync_flush_pages_per_op": io.total(kind="data", cause="sync-flush").writes / ops,
         "stalled_share": summary["stalled_seconds"] / summary["seconds"] if summary["seconds"] > 0 else 0.0,
         "log_wraps": log / redo_bytes if redo_bytes else math.nan,
+        "redo_log_bytes": redo_bytes if redo_bytes else math.nan,
     }
 
 
@@ -240,10 +241,7 @@ def redo_sweep(scale: str | None = None, *, factors=REDO_FACTORS, seed: int = 0,
     engine = next(e for e in ENGINES if engines.get(e).supports("redo_log_bytes"))
     points = [dict(engine=engine, config="in-memory", rows=rows, seed=seed, change_buffer=True, redo_factor=f)
               for f in factors]
-    frame = sweep(_point, points, name="f1-redo-sweep", executor=executor, cache_dir=cache_dir, progress=progress)
-    frame["redo_log_bytes"] = [max(scales.MIN_REDO_BYTES, int(f * redo_log_bytes("in-memory", rows)))
-                               for f in factors]
-    return frame
+    return sweep(_point, points, name="f1-redo-sweep", executor=executor, cache_dir=cache_dir, progress=progress)
 
 
 def published() -> pd.DataFrame:

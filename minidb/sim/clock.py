@@ -80,11 +80,16 @@ class Clock:
     def job_duration(self, io: IOCounts, work: Mapping[str, float] | None = None) -> float:
         """Submit a background job doing ``io`` (and CPU ``work``, unit -> count) now; return the seconds from
         ``now`` until it has finished (0 without a model)."""
+        return self.job_span(io, work)[1] - self.now
+
+    def job_span(self, io: IOCounts, work: Mapping[str, float] | None = None) -> tuple[float, float]:
+        """Submit a background job as ``job_duration`` does; return the simulated seconds it starts (after the
+        jobs queued before it) and ends: (now, now) without a model."""
         self.declared_io = self.declared_io + io
         if work:
             self.declared_work.update(work)
         if self.model is None:
-            return 0.0
+            return self.now, self.now
         device = self.model.busy_time(io)
         cpu = 0.0
         if self.cost is not None:
@@ -93,4 +98,4 @@ class Clock:
         self._window = [self.now, 0.0, 0.0, 0.0]
         share = min(1.0, max(MIN_SHARE, 1.0 - self.foreground_utilization))
         job = self.background.submit(self.now, device, cpu, share)
-        return job.end - self.now
+        return job.start, job.end

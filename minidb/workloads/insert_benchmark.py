@@ -45,6 +45,7 @@ MAX_PRICE = 500  # iibench.py --max_price
 DATA_LENGTH = 10  # iibench.py --data_length_min and --data_length_max
 DATA_RANDOM = int(DATA_LENGTH * 0.75 * 50 / 100)  # iibench.py: data_len * 0.75 * data_random_pct / 100 = 3
 ROWS_PER_QUERY = 10  # iibench.py --rows_per_query
+ROWS_PER_COMMIT = 1000  # iibench's --rows_per_commit in seed 000's runs
 START_TIME = 1_483_228_800  # 2017-01-01 00:00:00 UTC, the month of seed 000's posts: dateandtime of commit 0
 
 INDEXES = (
@@ -93,7 +94,7 @@ class RowGenerator:
 
 def insert_benchmark(engine="lsm", rows: int | None = None, cache_bytes: int | None = None, seed: int = 0,
                      device="nvme", *, scale: str | None = None, storage=None, clients: int = 16, cores: int = 48,
-                     secondary_indexes: int = 3, rows_per_commit: int = 1000, query_threads: int = 0,
+                     secondary_indexes: int = 3, rows_per_commit: int = ROWS_PER_COMMIT, query_threads: int = 0,
                      queries_per_commit: int = 4, interval: float = 1.0, server_model=None,
                      **engine_options) -> WorkloadResult:
     """Insert ``rows`` rows (default: the scale's) in PK order, ``rows_per_commit`` per transaction.

@@ -127,17 +127,76 @@ def test_the_checkpoint_is_written_at_its_point(below):
         assert redo.checkpoint_lsn == redo.lsn - 1000  # the oldest change still only in the pool
 
 
-def test_an_async_job_in_flight_holds_the_log_until_it_ends_and_the_client_waits_for_it():
+def test_an_async_job_in_flight_holds_the_log_and_the_client_waits_for_it():
     clock = Clock(model=nvme())
     check, counters, _, redo = free_check(ckpt.point(ckpt.ASYNC, CAPACITY), clock=clock)
     check.run()
     assert check.job is not None and clock.now == 0  # the job takes time; the client does not wait for it
     age = check.modified_age()
-    assert age >= ckpt.point(ckpt.ASYNC, CAPACITY)  # its pages count as unwritten until it ends
+    assert age >= ckpt.point(ckpt.ASYNC, CAPACITY)  # its page counts as unwritten until it is written
     redo.lsn += ckpt.point(ckpt.SYNC, CAPACITY) - age  # the client catches up with the sync point
     check.run()
-    assert counters["redo_waits"] == 1 and clock.stalls == 1 and clock.now > 0  # it stalled until the job ended
+    assert counters["redo_waits"] == 1 and clock.stalls == 1 and clock.now > 0  # it stalled until its page was written
     assert counters["sync_flushes"] == 0 and counters["async_flushes"] == 2  # the job freed enough; the next began
+
+
+def test_an_async_job_writes_its_pages_oldest_first_and_frees_the_log_page_by_page():
+    clock = Clock(model=nvme())
+    check, _, _, redo = free_check(ckpt.point(ckpt.ASYNC, CAPACITY) + 5000, clock=clock)
+    oldest = check.oldest()
+    check.run()
+    job = check.job
+    assert job.lsns == tuple(oldest + 1000 * i for i in range(6))  # the six pages first changed before the point
+    assert check.oldest() == oldest  # at its start none is written
+    clock.advance(job.start + (job.end - job.start) * 3 / 6 - clock.now)
+    assert job.written(clock.now) == 3 and check.oldest() == job.lsns[3]  # halfway, half its pages
+    clock.advance(job.end - clock.now)
+    assert check.oldest() == oldest + 6000  # all written: the oldest change is the first page it left
+
+
+@pytest.mark.parametrize("start", [1.0, 1000.3, 123456.789])
+@pytest.mark.parametrize("k", [0, 1, 2, 3, 4, 5, 6])
+def test_a_job_knows_when_the_pages_below_an_lsn_are_written(k, start):
+    job = ckpt.FlushJob((10, 20, 30, 40, 50, 60), start=start, end=start + 6e-5)
+    t = job.time_written_below(10 * (k + 1))  # pages 0 .. k-1 are below this LSN
+    assert t == job.time_of(k) and (k < 6 or t == job.end)
+    assert job.written(t) >= k  # however the sums round, at that time they are written
+    assert k == 0 or job.written(math.nextafter(t, 0)) == k - 1  # and not a moment before
+
+
+def test_at_the_sync_point_the_client_waits_only_for_the_pages_it_needs():
+    clock = Clock(model=nvme())
+    check, counters, _, redo = free_check(ckpt.point(ckpt.ASYNC, CAPACITY) + 5000, clock=clock)
+    check.run()
+    job = check.job
+    redo.lsn += ckpt.point(ckpt.SYNC, CAPACITY) - check.modified_age()  # the client reaches the sync point exactly
+    check.run()
+    assert counters["redo_waits"] == 1 and counters["sync_flushes"] == 0
+    assert clock.now == pytest.approx(job.time_written_below(job.lsns[0] + 1))  # its oldest page, one of six
+    assert clock.now < job.end and check.modified_age() < ckpt.point(ckpt.SYNC, CAPACITY)
+
+
+@pytest.mark.parametrize("write", [20_000, 50_000])
+@pytest.mark.parametrize("short", [1, 0], ids=["one-byte-short", "at"])
+def test_the_background_flush_starts_one_client_write_early(short, write):
+    check, counters, _, redo = free_check(ckpt.point(ckpt.ASYNC, CAPACITY) - 2 * write - short)
+    check.run()  # the first check: no write before it to reserve for, and below the async point
+    assert counters["async_flushes"] == 0
+    redo.lsn += write
+    check.run()  # the log after another write as large would reach the async point, or fall one byte short
+    assert counters["async_flushes"] == (0 if short else 1) and counters["sync_flushes"] == 0
+    if not short:
+        assert check.modified_age() < ckpt.point(ckpt.ASYNC, CAPACITY) - write  # and it flushed that far below
+
+
+def test_the_reserve_is_at_most_half_the_async_point():
+    check, counters, _, redo = free_check(8000)  # eight pages changed in the last 8 KB of log
+    check.run()
+    redo.lsn += ckpt.point(ckpt.ASYNC, CAPACITY)  # one huge client write, which changed three more pages at its end
+    check.pool.frames += [Frame(redo.lsn - age) for age in (30, 20, 10)]
+    check.run()
+    # its reserve is capped at half the point, so the flush writes the eight old pages, not every dirty page
+    assert counters["async_flushes"] == 1 and counters["async_flush_pages"] == 8 and len(check.pool) == 3
 
 
 # -- adaptive flushing ------------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The clock engines use: stalls, and background jobs submitted through job_duration."""
+"""The clock engines use: stalls, and background jobs submitted through job_duration and job_span."""
 
 import pytest
 
@@ -36,6 +36,15 @@ def test_jobs_queue_behind_each_other():
     first = clock.job_duration(TEN_MB_WRITE)
     second = clock.job_duration(TEN_MB_WRITE)
     assert second == pytest.approx(2 * first)
+
+
+def test_a_jobs_span_starts_where_the_job_before_it_ends():
+    clock = Clock(SSD)
+    clock.advance(5.0)
+    first = clock.job_span(TEN_MB_WRITE)
+    second = clock.job_span(TEN_MB_WRITE)
+    assert first[0] == 5.0 and second[0] == first[1] and second[1] - second[0] == pytest.approx(first[1] - first[0])
+    assert Clock().job_span(TEN_MB_WRITE) == (0.0, 0.0)  # without a model: now, and done at once
 
 
 def test_a_busy_foreground_leaves_a_job_half_the_device():
