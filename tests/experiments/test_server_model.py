@@ -41,11 +41,6 @@ def test_the_validation_claims_that_must_hold_at_tiny_hold(tiny):
     assert claims.failing(sm.claims(tiny), "tiny") == []
 
 
-def test_on_5000_iops_the_lsm_outruns_the_btree_the_direction_of_f4s_target(tiny):
-    (f4_target,) = [c for c in sm.claims(tiny) if c.claim.startswith("F4:")]
-    assert f4_target.ours > 1
-
-
 def test_every_target_of_the_issue_is_in_the_table_and_a_missed_one_says_why(tiny):
     table = sm.claims(tiny)
     assert len(table) == 2 + 1 + 1 + 2 * 2 * 3  # F1 x2, F3, F4, clients: 2 compactions x 2 binlog x (1, 2, 16)
