@@ -164,7 +164,7 @@ class LogFreeCheck:
         if self.clock is not None:
             self.clock.wait_until(t)
 
-    def _write_below(self, lsn: int) -> tuple[list, object]:
+    def _write_below(self, lsn: int) -> tuple[tuple[int, ...], object]:
         """Write every dirty page whose oldest change is before ``lsn``, oldest first; (their oldest changes, the
         IO they took). Ages are brought *below* a point by writing below ``lsn - point + 1``."""
         before = self.stats.snapshot()
