@@ -49,11 +49,10 @@ sequence number wins, so a torn write of one block leaves the other. The file's 
 from __future__ import annotations
 
 import struct
-import zlib
 
+from ..crc import crc32  # zlib's CRC-32, computed faster: a group body is every byte of redo
 from ..errors import CorruptionError
 from ..storage.torn import lost_sector
-from minidb.crc import crc32  # zlib's crc32, faster: a group body is every byte of redo
 from .options import sync_mode
 
 
@@ -107,7 +106,7 @@ def read_checkpoint(device) -> tuple[int, int, int] | None:
             continue
         magic, seq, lsn, page_size = CHECKPOINT.unpack_from(block)
         (crc,) = struct.unpack_from("<I", block, CHECKPOINT.size)
-        if magic == CHECKPOINT_MAGIC and crc == zlib.crc32(block[:CHECKPOINT.size]):
+        if magic == CHECKPOINT_MAGIC and crc == crc32(block[:CHECKPOINT.size]):
             if best is None or seq > best[0]:
                 best = (seq, lsn, page_size)
     if best is None:
@@ -184,14 +183,14 @@ class RedoLog:
         head = f.read(0, FILE_HEADER_SIZE)
         magic, version, start = FILE_HEADER.unpack_from(head)
         (crc,) = struct.unpack_from("<I", head, FILE_HEADER.size)
-        if magic != FILE_MAGIC or version != VERSION or crc != zlib.crc32(head[:FILE_HEADER.size]):
+        if magic != FILE_MAGIC or version != VERSION or crc != crc32(head[:FILE_HEADER.size]):
             return None
         return start
 
     def _new_file(self, number: int, start_lsn: int) -> None:
         f = self.device.open(file_name(number), "redo", create=True)
         head = FILE_HEADER.pack(FILE_MAGIC, VERSION, start_lsn)
-        head += struct.pack("<I", zlib.crc32(head))
+        head += struct.pack("<I", crc32(head))
         try:
             f.write(0, head.ljust(FILE_HEADER_SIZE, b"\0"))
         except OSError as exc:
@@ -340,7 +339,7 @@ class RedoLog:
         self.flush_up_to(self.lsn)
         self.checkpoint_seq += 1
         block = CHECKPOINT.pack(CHECKPOINT_MAGIC, self.checkpoint_seq, lsn, page_size)
-        block += struct.pack("<I", zlib.crc32(block))
+        block += struct.pack("<I", crc32(block))
         block = block.ljust(CHECKPOINT_BLOCK, b"\0")
         if self._cp_file is None:
             # The first checkpoint creates the file, complete, under its final name in one atomic rename: the

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from minidb.crc import crc32
+from ..crc import crc32
 from minidb.storage.torn import lost_sector
 
 from .log_format import BLOCK_SIZE, FIRST, FULL, HEADER_SIZE, LAST, MIDDLE, ZERO

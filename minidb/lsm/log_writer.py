@@ -6,7 +6,7 @@ behind (devices guarantee a failed write changes nothing).
 
 from __future__ import annotations
 
-from minidb.crc import crc32
+from ..crc import crc32
 from .log_format import BLOCK_SIZE, FIRST, FULL, HEADER_SIZE, LAST, MIDDLE
 
 
