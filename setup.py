@@ -1,7 +1,13 @@
-"""Build the Cython extensions: every ``minidb/**/*.pyx`` becomes a module of the same dotted name.
+"""Build the C extensions: every ``minidb/**/*.pyx`` becomes a module of the same dotted name, and so does every
+``csrc/minidb/**/*.c``.
 
-Release builds turn bounds and wrap-around checks off and compile with -O3; set ``MINIDB_CYTHON_DEBUG=1`` to
-turn the checks back on while developing an extension.
+``csrc/`` exists only in a students' copy (``minidb release``): it holds, as C that Cython generated without the
+source, the engine modules whose code answers an exercise. They are compiled here like the rest, on the student's
+own machine, so the copy works wherever a C compiler does.
+
+Release builds turn bounds and wrap-around checks off and compile with -O3 (the directives are pyproject.toml's
+``[tool.minidb.cython-directives]``); set ``MINIDB_CYTHON_DEBUG=1`` to turn the checks back on while developing an
+extension.
 
 ``make install`` sets ``MINIDB_EXTENSIONS=0`` for pip's editable install, which then only links the package; ``make
 build`` compiles the extensions in place, several at a time. Left to pip, every extension would be compiled twice,
@@ -9,37 +15,46 @@ once by pip one after another and again in place.
 """
 
 import os
+import tomllib
 from pathlib import Path
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
+ROOT = Path(__file__).parent
 DEBUG = os.environ.get("MINIDB_CYTHON_DEBUG") == "1"
 EXTENSIONS = os.environ.get("MINIDB_EXTENSIONS", "1") != "0"
+COMPILED_ONLY = "csrc"  # the C of modules shipped without their source (a students' copy)
+CHECKS = ("boundscheck", "wraparound", "initializedcheck")  # what MINIDB_CYTHON_DEBUG=1 turns on
+
+
+def directives():
+    """Cython's directives for the .pyx modules: pyproject.toml's, with the checks on under MINIDB_CYTHON_DEBUG."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    chosen = dict(config["tool"]["minidb"]["cython-directives"])
+    return {**chosen, **({name: True for name in CHECKS} if DEBUG else {})}
+
+
+def extension(name, source):
+    """The extension module ``name`` built from ``source`` (a path relative to the root)."""
+    return Extension(name, [source], extra_compile_args=["-O3"])
 
 
 def extensions():
-    """One Extension per .pyx file under minidb/, named by its path."""
-    root = Path(__file__).parent
-    mods = []
-    for pyx in sorted(root.glob("minidb/**/*.pyx")):
-        rel = pyx.relative_to(root)
-        name = ".".join(rel.with_suffix("").parts)
-        mods.append(Extension(name, [str(rel)], extra_compile_args=["-O3"]))
-    return mods
+    """One Extension per .pyx file under minidb/, named by its path, cythonized."""
+    pyx = [
+        extension(".".join(p.relative_to(ROOT).with_suffix("").parts), p.relative_to(ROOT).as_posix())
+        for p in sorted(ROOT.glob("minidb/**/*.pyx"))
+    ]
+    return cythonize(pyx, language_level=3, compiler_directives=directives(), quiet=True) if pyx else []
 
 
-setup(
-    ext_modules=[] if not EXTENSIONS else cythonize(
-        extensions(),
-        language_level=3,
-        compiler_directives={
-            "boundscheck": DEBUG,
-            "wraparound": DEBUG,
-            "initializedcheck": DEBUG,
-            "cdivision": True,
-            "embedsignature": True,
-        },
-        quiet=True,
-    ),
-)
+def compiled_only():
+    """One Extension per C file under csrc/ (a students' copy), named by its path below csrc/."""
+    return [
+        extension(".".join(c.relative_to(ROOT / COMPILED_ONLY).with_suffix("").parts), c.relative_to(ROOT).as_posix())
+        for c in sorted(ROOT.glob(f"{COMPILED_ONLY}/minidb/**/*.c"))
+    ]
+
+
+setup(ext_modules=extensions() + compiled_only() if EXTENSIONS else [])

@@ -7,8 +7,9 @@ level it takes the file after the level's *compact pointer* (``kRoundRobin``, Le
 compactions sweep the level's key space, so every key range gets its turn.
 
 Pass your module to the engine as ``open_lsm(device, compaction_picker=leveled_picker,
-compaction_pri="round_robin")``: it calls these three functions on every pick, with plain numbers and keys
-(minidb/lsm/compaction_picker.py states the contract). ``pytest exercises/08_compaction_picker`` grades your work.
+compaction_pri="round_robin")``: it calls these three functions on every pick, with plain numbers and keys, as
+their docstrings below state (the engine's own picker, ``minidb/lsm/compaction_picker.py``, is this exercise's
+answer: your copy of the course has it compiled only). ``pytest exercises/08_compaction_picker`` grades your work.
 """
 
 from __future__ import annotations
