@@ -8,7 +8,10 @@ import zipfile
 import pytest
 
 from minidb.cli import main
+from minidb.commands import check
 from minidb.grading.exercise import default_root, find_exercise
+
+pytest_plugins = ["pytester"]
 
 BLOOM = find_exercise(default_root(), "01")
 
@@ -57,3 +60,56 @@ def test_submit_without_the_module_says_so(renamed, tmp_path, capsys):
     (renamed / "bloom.py").unlink()
     assert main(["submit", str(renamed)]) == 2
     assert "no bloom.py" in capsys.readouterr().err
+
+
+def test_check_and_submit_need_no_argument_inside_an_exercise(renamed, monkeypatch, capsys):
+    monkeypatch.chdir(renamed)
+    assert main(["check"]) == 0
+    assert capsys.readouterr().out.startswith("Bloom filter (01_bloom (1)): public tests of bloom")
+    assert main(["submit"]) == 0
+    assert "wrote" in capsys.readouterr().out
+    assert zipfile.ZipFile(renamed / "bloom-submission.zip").namelist() == ["bloom.py", "my_helpers.py"]
+    monkeypatch.chdir(renamed.parent.parent)  # the course folder: no exercise here
+    assert main(["check"]) == 2
+    assert "name the exercise" in capsys.readouterr().err
+
+
+def test_check_shows_the_line_of_your_code_that_raised(renamed, capsys):
+    (renamed / "bloom.py").write_text((BLOOM.solution / "bloom.py").read_text().replace(
+        "        nbits = (len(filter) - 1) * 8\n", "        nbits = (len(filter) - 1) * 8\n        nbits //= 0\n"))
+    assert main(["check", str(renamed)]) == 1
+    out = capsys.readouterr().out
+    line = next(i for i, text in enumerate((renamed / "bloom.py").read_text().splitlines(), 1) if "//= 0" in text)
+    assert "ZeroDivisionError: integer division or modulo by zero" in out
+    assert f"raised in your code at bloom.py, line {line}, in key_may_match\n              nbits //= 0" in out
+
+
+LOOPS = '''
+def add(a, b):
+    return a + b
+def mul(a, b):
+    while a:
+        a = a + 1 - 1
+    return 0
+def spin():
+    return "done"
+'''
+LONG = "x" * 400  # an error message longer than any screen line
+
+
+def test_check_says_which_test_runs_and_where_it_was_looping(demo, monkeypatch, capsys):
+    (demo / "demo.py").write_text(LOOPS)
+    monkeypatch.setattr(check, "ANNOUNCE_AFTER", 0.5)
+    assert main(["check", str(demo), "--timeout", "1.5"]) == 1
+    out = capsys.readouterr().out
+    assert "  ...     test_demo.py::test_mul[2]: running for 1 s of its 1.5" in out
+    assert "TIMEOUT 0/1.5  test_demo.py::test_mul[2]" in out
+    assert "looping in your code at demo.py, line 5, in mul\n              while a:" in out or (
+        "looping in your code at demo.py, line 6, in mul\n              a = a + 1 - 1" in out)
+    assert "passed  2/2  test_demo.py::test_add" in out
+
+
+def test_check_never_cuts_a_message_short(demo, capsys):
+    (demo / "demo.py").write_text(f"def add(a, b):\n    raise ValueError({LONG!r})\n")
+    main(["check", str(demo)])
+    assert f"ValueError: {LONG}\n" in capsys.readouterr().out
