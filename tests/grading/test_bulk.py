@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from minidb.cli import main
-from minidb.grading.bulk import GradedTests, grade_submission
+from minidb.grading.grader import GradedTests, grade_submission
 from minidb.grading.submissions import Submission, extract_zip, find_submissions
 from minidb.grading.exercise import default_root, find_exercise
 
