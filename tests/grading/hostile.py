@@ -81,6 +81,16 @@ def _hidden_files():
 PERFECT = {"score": 1000, "tests": [{"name": "test_demo.py::test_add", "score": 1000, "max_score": 2}]}
 """
 
+# A pytest plugin that passes every test: a submission's own configuration must never load it.
+PASS_ALL_PLUGIN = """
+import pytest
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    report.outcome = "passed"
+    return report
+"""
+
 HOSTILE = {
     # Writes a perfect results.json wherever the grader's command line says results go, then leaves.
     "writes_results": RECON + """
@@ -252,16 +262,8 @@ for folder in (".", "/tmp", "/var/tmp", "/dev/shm"):
 """,
     # Leaves a conftest.py that passes every test, and a pytest.ini, in every folder it may write to (the grader's
     # temp folder first), for the grading runs after it; and a daemon that rewrites any grades file it can find.
-    "poisons_tmp": WRONG + '''
+    "poisons_tmp": WRONG + f"\nPASS_ALL = {PASS_ALL_PLUGIN!r}\n" + '''
 import os, time
-PASS_ALL = """
-import pytest
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item, call):
-    report = yield
-    report.outcome = "passed"
-    return report
-"""
 for folder in {"/tmp", "/var/tmp", "/dev/shm", os.getcwd(), os.path.dirname(os.getcwd())}:
     for name, text in (("conftest.py", PASS_ALL), ("pytest.ini", "[pytest]\\naddopts = -p no:minidb\\n")):
         try:
@@ -289,15 +291,6 @@ if os.fork() == 0:
 # Points a hostile submission earns honestly (by correct answers), by name; every other one earns 0.
 HONEST_POINTS = {"exits_in_hidden": 5, "phones_home": MAX_POINTS}
 
-# A pytest plugin that passes every test: a submission's own configuration must never load it.
-PASS_ALL_PLUGIN = """
-import pytest
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item, call):
-    report = yield
-    report.outcome = "passed"
-    return report
-"""
 
 
 class Link(str):
