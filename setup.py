@@ -7,6 +7,9 @@ turn the checks back on while developing an extension.
 build`` compiles the extensions in place, several at a time. Left to pip, every extension would be compiled twice,
 once by pip one after another and again in place.
 
+An installed (non-editable) minidb finds no data/ beside it: the build copies the repository's data/ (the published
+tables the experiments load, with their sources) into the package as ``minidb/published_data/`` (``minidb.data``).
+
 A wheel built from a checkout where ``make build`` has run (``minidb autograder --wheel``) takes each extension
 compiled in place, when it is there for this Python and newer than every Cython source and this file, rather than
 compiling it again; anything else is compiled, one job per core.
@@ -19,6 +22,7 @@ from pathlib import Path
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 DEBUG = os.environ.get("MINIDB_CYTHON_DEBUG") == "1"
 EXTENSIONS = os.environ.get("MINIDB_EXTENSIONS", "1") != "0"
@@ -53,6 +57,16 @@ class BuildExt(build_ext):
         super().build_extension(ext)
 
 
+class BuildPy(build_py):
+    """setuptools' build_py, plus a copy of data/ as minidb/published_data/ (see above)."""
+
+    def run(self):
+        super().run()
+        if not self.editable_mode:
+            shutil.copytree(Path(__file__).parent / "data", Path(self.build_lib) / "minidb" / "published_data",
+                            dirs_exist_ok=True)
+
+
 def newest_source():
     """The modification time of the newest Cython source (.pyx, .pxd) or of this file."""
     root = Path(__file__).parent
@@ -61,7 +75,7 @@ def newest_source():
 
 
 setup(
-    cmdclass={"build_ext": BuildExt},
+    cmdclass={"build_ext": BuildExt, "build_py": BuildPy},
     ext_modules=[] if not EXTENSIONS else cythonize(
         extensions(),
         language_level=3,

@@ -30,7 +30,7 @@ HIDDEN_TESTS = "test_*_hidden.py"  # the files of hidden tests, instructors' onl
 GRADED_TESTS = "graded-tests.json"  # in the autograder: the exercise's graded tests and points, from its stub's run
 SOLUTIONS = "solutions"  # exercises/solutions/: the reference solutions, instructors' only
 RELEASED = ("minidb", "book", "data", "exercises", "README.md", "pyproject.toml", "setup.py", "Makefile", ".gitignore")
-AUTOGRADED = ("minidb", "README.md", "pyproject.toml", "setup.py")  # plus the one exercise
+AUTOGRADED = ("minidb", "data", "README.md", "pyproject.toml", "setup.py")  # plus the one exercise
 NEVER = ("*.so", "*.pyc", "__pycache__", ".ipynb_checkpoints", "_build", ".pytest_cache", ".hypothesis", "*.egg-info")
 
 SETUP_SH = """#!/usr/bin/env bash
