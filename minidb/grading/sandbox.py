@@ -16,23 +16,27 @@ Why a submission cannot raise its own score this way (the argument the hostile t
    never equal to a plain value: an object whose ``__eq__`` always says True (the classic trick) compares by
    identity here, because equality is computed in the grading process on plain copies only.
 3. **The sandbox cannot reach the grader.** When the grader is root, the sandbox runs under a user id of its own
-   (``limits.py``): it cannot signal the grading process or the bulk grader above it, cannot read the private
-   copy of the tests (hidden ones included, in a folder only root may enter) nor write to the results, and every
-   process it starts is killed by uid when the sandbox ends, ``setsid``-ed daemons included. It also runs in its
-   own session, with caps on memory, CPU time, processes and output (spooled to an unlinked file, its size capped).
-   The private copy is not the only copy: the sandbox's user is one of "other users", so it can read any file
-   that is readable by others along its whole path (the file ``o+r`` and every folder above it ``o+x``), the
-   instructor's original exercise included, which a default umask leaves open and whose place students can guess.
-   So before anything is graded as root, ``require_private_hidden_tests`` checks every hidden test file
+   (``limits.py``): it cannot signal the grading process or the bulk grader above it, nor write to the results,
+   and every process it starts is killed by uid when the sandbox ends, ``setsid``-ed daemons included. Where the
+   kernel allows namespaces (``isolation.py`` finds out), it also runs in a jail (``jail.py``): its own mount and
+   network namespaces, in which it sees only its copy of the submission, the Python that runs it and the engine,
+   has no network, and writes only to a small memory file system that vanishes with it. It also runs in its own
+   session, with caps on memory, CPU time, processes and output (spooled to an unlinked file, its size capped).
+   Without the jail, the sandbox's user is one of "other users", able to read any file readable by others along
+   its whole path, the instructor's original exercise included, which a default umask leaves open. So before
+   anything is graded as root, ``require_private_hidden_tests`` checks every hidden test file
    (``test_*_hidden.py``) of the exercise (``minidb grade``, ``pytest --sandbox``, the Gradescope autograder) and
    refuses, naming the files and the ``chmod o-r`` to run, if another user could read one: the grader never
    changes the permissions of an instructor's tree. Only on Gradescope, whose container the autograder owns, do
    ``setup.sh`` and ``run_autograder`` remove that access themselves (``chmod -R go-rwx`` on the source folder).
+   The submission is copied in without following links (``safecopy.py``), and what its user left in shared
+   folders is removed when it ends.
 4. **Scores come from the tests' own markers, read by the grader** (the stub's run lists the graded tests and
    their points), and the bulk grader clamps every score to that maximum.
 
-Without root the sandbox shares the grader's uid: points 1, 2 and 4 hold, point 3 weakens (it could signal the
-grader, and read what the grader's user can read). Grade untrusted work as root in a container, as Gradescope does.
+Without root, or without namespaces, point 3 weakens (the sandbox could read what its user can read, reach the
+network, and without root signal the grader): ``pytest --sandbox`` and ``minidb grade`` then refuse unless given
+``--unsafe-no-sandbox``. Grade untrusted work as root in a container that allows namespaces.
 """
 
 from __future__ import annotations
