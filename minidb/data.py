@@ -21,7 +21,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"  # the repository's data/ folder
+# The repository's data/ folder; an installed (non-editable) minidb carries a copy as minidb/published_data/ (setup.py).
+_CHECKOUT_DATA = Path(__file__).resolve().parent.parent / "data"
+DATA_DIR = _CHECKOUT_DATA if _CHECKOUT_DATA.is_dir() else Path(__file__).resolve().parent / "published_data"
 PUBLISHED_DIR = DATA_DIR / "published"  # one CSV per published table
 SOURCES_CSV = DATA_DIR / "sources.csv"  # provenance, one row per CSV
 SOURCE_FIELDS = ("file", "seed", "post_title", "date", "author", "table", "notes")  # columns of sources.csv
