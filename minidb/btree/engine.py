@@ -182,8 +182,8 @@ class BTreeEngine(Engine):
         self._txn = None
         with dev.stats.cause("recovery"):
             cp = read_checkpoint(dev)
-        if cp is not None and cp[2] != ps:
-            raise ValueError(f"page_size {ps} does not match the database on {dev!r}, which has {cp[2]}-byte "
+        if cp is not None and cp.page_size != ps:
+            raise ValueError(f"page_size {ps} does not match the database on {dev!r}, which has {cp.page_size}-byte "
                              f"pages (the page size is fixed when a database is created)")
         self.pool = BufferPool(ps, opts.pool_frames)
         self._mtr_frames = max(1, opts.pool_frames // 4)  # a batch's mtr ends once it has changed this many frames

@@ -13,6 +13,7 @@ from .page import PAGE_SIZES
 from .page_zip import KEY_BLOCK_SIZES
 
 MIB = 1 << 20
+DEFAULT_PAGE_SIZE = 16384  # innodb_page_size's default
 MIN_POOL_FRAMES = 16  # a tree operation can hold ~a dozen pages at once (a split with its path and siblings)
 
 
@@ -60,7 +61,7 @@ class PageCleanerOptions:
 class BTreeOptions:
     """Every option of ``open_btree`` (see its docstring for what each one does)."""
 
-    page_size: int = 16384  # innodb_page_size; fixed when the database is created
+    page_size: int = DEFAULT_PAGE_SIZE  # innodb_page_size; fixed when the database is created
     buffer_pool_bytes: int = 128 * MIB  # innodb_buffer_pool_size
     fill_factor: float = 15 / 16  # how full ascending inserts leave a page (InnoDB leaves 1/16 free)
     merge_threshold: float = 0.5  # MERGE_THRESHOLD: a page below this fill is merged with a sibling

@@ -19,6 +19,7 @@ from .. import engines
 from ..btree import page as pg
 from ..btree.catalog import ENTRY, FLAG_UNIQUE
 from ..btree.fsp import CATALOG_INDEX_ID, CHANGE_BUFFER_INDEX_ID
+from ..btree.options import DEFAULT_PAGE_SIZE
 from ..btree.redo_log import read_checkpoint
 from ..btree.tablespace import FILE as TABLESPACE
 from ..btree.tablespace import Tablespace
@@ -163,7 +164,7 @@ def page_size_of(dev) -> int:
         cp = read_checkpoint(dev)
     except CorruptionError:
         cp = None
-    return cp[2] if cp is not None and cp[2] in pg.PAGE_SIZES else 16384
+    return cp.page_size if cp is not None and cp.page_size in pg.PAGE_SIZES else DEFAULT_PAGE_SIZE
 
 
 def salvage_btree(dev, out: Salvaged) -> None:
