@@ -64,7 +64,8 @@ class EngineSpec:
     verifier: str | None = None
     # "module:function" reading file by file what an engine that cannot open left readable: (device, Salvaged)
     salvager: str | None = None
-    reopen_options: Callable[[object], dict] = lambda device: {}  # options to open the database of a device's copy
+    # "module:function" giving the options a copy of the database on a device reopens with: (device) -> dict
+    reopener: str | None = None
     sized_like: str | None = None  # the engine whose published cache fractions it takes (None: its own name's)
     aliases: tuple[str, ...] = ()  # lower-case prefixes of other names for this kind of engine (InnoDB, MyRocks)
     shades: tuple[str, ...] = ("#7f7f7f",)  # the book's colours for engines of this kind, the family colour first
@@ -85,6 +86,10 @@ class EngineSpec:
         """Add to ``out`` (a ``minidb.verify.salvage.Salvaged``) what the files on ``device`` hold readable
         (``salvager``)."""
         _function(self, "salvager")(device, out)
+
+    def reopen_options(self, device) -> dict:
+        """The options a copy of the database on ``device`` reopens with (``reopener``; none without one)."""
+        return _function(self, "reopener")(device) if self.reopener is not None else {}
 
     def open(self, device, **options) -> Engine:
         """Open the engine on ``device`` with ``options`` (the opener's keywords)."""
@@ -123,14 +128,6 @@ def _function(spec: EngineSpec, field_name: str) -> Callable:
     return getattr(importlib.import_module(module), function)
 
 
-def _btree_reopen_options(device) -> dict:
-    """The page size (its checkpoint's; InnoDB's default if unreadable) and key block size the B+tree on ``device``
-    was created with."""
-    from .verify.salvage import btree_format_of
-
-    return btree_format_of(device)
-
-
 def _compaction_stats(engine, unit: str) -> dict:
     """RocksDB's "Compaction Stats" of every column family, as records and as RocksDB prints them."""
     return {
@@ -167,7 +164,7 @@ REGISTRY: dict[str, EngineSpec] = {
         features=frozenset({"change_buffer", "doublewrite", "redo_log_bytes"}),
         data_bytes=_btree_data_bytes,
         verifier="minidb.verify.btree_files:verify", salvager="minidb.verify.salvage:salvage_btree",
-        reopen_options=_btree_reopen_options,
+        reopener="minidb.btree.database_files:btree_format_of",  # its page size and key block size
         aliases=("innodb", "btree", "b+tree", "b-tree"),
         shades=("#1f5fa8", "#5b8fd0", "#9cbde6", "#0b3a6f"),  # blues
     ),
