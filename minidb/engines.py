@@ -33,12 +33,20 @@ import importlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from .kv import Engine
 
-if TYPE_CHECKING:
-    from .scale import EngineSizes
+
+@dataclass(frozen=True)
+class EngineSizes:
+    """The sizes an engine is opened with (``minidb.scale.engine_sizes`` derives them from a scale)."""
+
+    cache_bytes: int  # buffer pool (B+tree) or block cache (LSM)
+    memtable_bytes: int  # LSM write buffer
+    level_base_bytes: int  # LSM target size of level 1
+    target_file_bytes: int  # LSM target SST file size
+    page_size: int  # B+tree page size
+    redo_log_bytes: int | None = None  # B+tree redo log capacity (None: the engine's default)
 
 
 @dataclass(frozen=True)
