@@ -24,7 +24,7 @@ A workload, a command or an experiment names an engine; this module turns the na
 
 ``open_engine`` also accepts an opener callable ``opener(device, *, cache_bytes, clock, **options) -> Engine``:
 anything that implements ``minidb.kv.Engine`` (a student's engine, or a test double). Such an engine is sized as
-``SIZED_AS`` is. Adding an engine means adding an ``EngineSpec`` to ``REGISTRY``, and nothing else.
+``OPENER_SIZED_AS`` is. Adding an engine means adding an ``EngineSpec`` to ``REGISTRY``, and nothing else.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ class EngineSpec:
     salvager: str | None = None
     # "module:function" giving the options a copy of the database on a device reopens with: (device) -> dict
     reopener: str | None = None
-    sized_like: str | None = None  # the engine whose published cache fractions it takes (None: its own name's)
+    sized_as: str | None = None  # the engine whose published cache fractions size it (None: its own name's)
     aliases: tuple[str, ...] = ()  # lower-case prefixes of other names for this kind of engine (InnoDB, MyRocks)
     shades: tuple[str, ...] = ("#7f7f7f",)  # the book's colours for engines of this kind, the family colour first
 
@@ -196,7 +196,7 @@ REGISTRY: dict[str, EngineSpec] = {
 }
 NAMES = tuple(REGISTRY)  # the engines, B+tree first as in the book's charts
 DEFAULT = "lsm"  # the command line's default engine
-SIZED_AS = "btree"  # an opener callable gets the caches of this engine
+OPENER_SIZED_AS = "btree"  # an opener callable is sized as this engine
 
 
 def get(name: str) -> EngineSpec:
@@ -212,8 +212,8 @@ def sized_as(engine) -> str:
     name or an opener callable."""
     spec = REGISTRY.get(engine) if isinstance(engine, str) else None
     if spec is None:
-        return SIZED_AS
-    return spec.sized_like or spec.name
+        return OPENER_SIZED_AS
+    return spec.sized_as or spec.name
 
 
 def detect(files) -> str | None:

@@ -80,7 +80,7 @@ def test_the_registry_knows_each_engines_files_presets_and_features():
     assert engines.get("lsm").supported(doublewrite=False, compression="lz4") == {"compression": "lz4"}
     assert engines.get("lsm").cache_options(None) == {}
     assert engines.get("btree").cache_options(1 << 20) == {"buffer_pool_bytes": 1 << 20}
-    assert engines.sized_as("lsm") == "lsm" and engines.sized_as(print) == engines.SIZED_AS
+    assert engines.sized_as("lsm") == "lsm" and engines.sized_as(print) == engines.OPENER_SIZED_AS
 
 
 # -- scales -----------------------------------------------------------------------------------------------------------
@@ -236,7 +236,7 @@ def test_a_third_engine_needs_only_a_registry_entry(monkeypatch):
     double = engines.EngineSpec(
         name="double", title="the dict test double", module="table.kv_double", function="open_dict_engine",
         cache_option="cache_bytes", page_option="page_size", size_options=lambda s: {"cache_bytes": s.cache_bytes},
-        marker_files=("double.log",), sized_like="lsm")
+        marker_files=("double.log",), sized_as="lsm")
     monkeypatch.setitem(REGISTRY, "double", double)
     result = insert_benchmark("double", rows=3000, scale="tiny")
     assert result.summary["engine"] == "double" and result.summary["rows"] == 3000
