@@ -8,7 +8,7 @@ One module per concept, from the bytes up (FORMAT.md describes the on-disk forma
 * ``tree_core`` (Cython): the cached fast path of get/put/delete; ``tree``: splits, merges, misses, scans.
 * ``split_policy``: how a leaf splits (the exercise's plug point).
 * ``change_buffer_policy``: what the change buffer buffers and how it merges (exercise 04's plug point);
-  ``doublewrite.TornPageRepair``: how recovery repairs torn pages (exercise 05's).
+  ``torn_page_repair``: how recovery repairs torn pages (exercise 05's).
 * ``pager``: page reads, eviction, page writes in write-ahead order; ``tablespace``, ``doublewrite``: the files.
 * ``redo_log``: groups, sync policy, checkpoint blocks; ``checkpoint``: fuzzy and sharp checkpoints.
 * ``fsp``: page 0 and page allocation; ``catalog``: keyspaces; ``change_buffer``: buffered secondary-index changes.

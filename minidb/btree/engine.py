@@ -96,8 +96,8 @@ def open_btree(device: Device, *, page_size: int = 16384, buffer_pool_bytes: int
       its sync point a client waits for them (checkpoint.py).
     * ``page_cleaner``: a ``PageCleanerOptions`` (the default one if not given), or None for no page cleaner.
     * ``split_policy``: the leaf split plug point (``split_policy.SplitPolicy``); None for the engine's own.
-    * ``torn_page_repair``: how recovery finds torn pages and their doublewrite copies (``doublewrite.TornPageRepair``,
-      the exercise's plug point); None for the engine's own.
+    * ``torn_page_repair``: how recovery finds torn pages and their doublewrite copies
+      (``torn_page_repair.TornPageRepair``, the exercise's plug point); None for the engine's own.
     * ``change_buffer_policy``: what the change buffer buffers and how it merges
       (``change_buffer_policy.ChangeBufferPolicy``, the exercise's plug point); None for the engine's own.
     * ``clock``: a ``minidb.sim.Clock``; when given, the page cleaner runs once per simulated second.

@@ -73,7 +73,7 @@ class BTreeOptions:
     # before MySQL 8.0.30); the experiments scale it like the caches (minidb.scale.engine_sizes)
     page_cleaner: PageCleanerOptions | None = field(default_factory=PageCleanerOptions)  # None: no page cleaner
     split_policy: object | None = None  # the leaf split plug point (split_policy.SplitPolicy); None: default
-    torn_page_repair: object | None = None  # doublewrite's repair plug point (doublewrite.TornPageRepair)
+    torn_page_repair: object | None = None  # doublewrite's repair plug point (torn_page_repair.py)
     change_buffer_policy: object | None = None  # the change buffer's plug point (change_buffer_policy.py)
     clock: Clock | None = None  # simulated time; paces the page cleaner when given
     create_if_missing: bool = True  # create a database where there is none (False: DatabaseMissingError)

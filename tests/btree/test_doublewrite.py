@@ -6,7 +6,7 @@ import pytest
 
 from minidb.btree import page as pg
 from minidb.btree.doublewrite import FILE as DOUBLEWRITE
-from minidb.btree.doublewrite import DefaultRepair
+from minidb.btree.torn_page_repair import DefaultRepair
 from minidb.btree.tablespace import FILE as TABLESPACE
 from minidb.errors import CorruptionError, DeviceCrashed
 
