@@ -6,7 +6,8 @@ One module per concept, from the bytes up (FORMAT.md describes the on-disk forma
 * ``buffer_pool`` (Cython): frames, the LRU list with midpoint insertion, the flush list.
 * ``redo_records`` (Cython): redo record encoding, decoding and replay; ``mtr`` (Cython): the mini-transaction.
 * ``tree_core`` (Cython): the cached fast path of get/put/delete; ``tree``: splits, merges, misses, scans.
-* ``split_policy``: how a leaf splits (the exercise's plug point).
+* ``split_policy``: how a leaf splits (exercise 02's plug point; every plug point is plugged in one way,
+  minidb/plug_point.py).
 * ``change_buffer_policy``: what the change buffer buffers and how it merges (exercise 04's plug point);
   ``torn_page_repair``: how recovery repairs torn pages (exercise 05's).
 * ``pager``: page reads, eviction, page writes in write-ahead order; ``tablespace``, ``doublewrite``: the files.

@@ -9,8 +9,11 @@ import math
 from dataclasses import dataclass, field
 
 from ..sim.clock import Clock
+from .change_buffer_policy import ChangeBufferPolicy
 from .page import PAGE_SIZES
 from .page_zip import KEY_BLOCK_SIZES
+from .split_policy import SplitPolicy
+from .torn_page_repair import TornPageRepair
 
 MIB = 1 << 20
 DEFAULT_PAGE_SIZE = 16384  # innodb_page_size's default
@@ -72,9 +75,9 @@ class BTreeOptions:
     redo_log_bytes: int = 64 * MIB  # innodb_redo_log_capacity (innodb_log_file_size x innodb_log_files_in_group
     # before MySQL 8.0.30); the experiments scale it like the caches (minidb.scale.engine_sizes)
     page_cleaner: PageCleanerOptions | None = field(default_factory=PageCleanerOptions)  # None: no page cleaner
-    split_policy: object | None = None  # the leaf split plug point (split_policy.SplitPolicy); None: default
-    torn_page_repair: object | None = None  # doublewrite's repair plug point (torn_page_repair.py)
-    change_buffer_policy: object | None = None  # the change buffer's plug point (change_buffer_policy.py)
+    split_policy: SplitPolicy | None = None  # how a full leaf splits (a plug point); None: the engine's own
+    torn_page_repair: TornPageRepair | None = None  # how recovery repairs torn pages (a plug point); None: own
+    change_buffer_policy: ChangeBufferPolicy | None = None  # what the change buffer takes (a plug point); None: own
     clock: Clock | None = None  # simulated time; paces the page cleaner when given
     create_if_missing: bool = True  # create a database where there is none (False: DatabaseMissingError)
     error_if_exists: bool = False  # DatabaseExistsError if the device already holds a database
@@ -98,20 +101,10 @@ class BTreeOptions:
                    why=f"at least 64 pages of {self.page_size} bytes")
         if self.page_cleaner is not None and not isinstance(self.page_cleaner, PageCleanerOptions):
             raise ValueError(f"bad page_cleaner {self.page_cleaner!r}: must be a PageCleanerOptions or None")
-        if self.split_policy is not None:
-            for method in ("choose_split", "separator"):
-                if not callable(getattr(self.split_policy, method, None)):
-                    raise ValueError(f"bad split_policy {self.split_policy!r}: it has no {method}() method")
-        if self.torn_page_repair is not None:
-            for method in ("page_is_intact", "newest_copies", "needs_repair"):
-                if not callable(getattr(self.torn_page_repair, method, None)):
-                    raise ValueError(f"bad torn_page_repair {self.torn_page_repair!r}: it has no {method}() "
-                                     f"function")
-        if self.change_buffer_policy is not None:
-            for method in ("can_buffer", "merge"):
-                if not callable(getattr(self.change_buffer_policy, method, None)):
-                    raise ValueError(f"bad change_buffer_policy {self.change_buffer_policy!r}: it has no {method}() "
-                                     f"function")
+        for interface in (SplitPolicy, TornPageRepair, ChangeBufferPolicy):
+            plug = getattr(self, interface.option)
+            if plug is not None:
+                interface.check(plug)
         if self.key_block_size is not None:
             kib = [b >> 10 for b in KEY_BLOCK_SIZES if b <= self.page_size]
             if self.key_block_size not in kib or isinstance(self.key_block_size, bool):

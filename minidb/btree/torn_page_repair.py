@@ -1,7 +1,8 @@
 """How recovery finds torn pages and the doublewrite copies that repair them: the plug point of exercise 05.
 
-Recovery (doublewrite.py) asks a *repair* object, given as ``open_btree(..., torn_page_repair=...)``, three
-questions in plain values, the contract of ``TornPageRepair``; the engine's own answers are ``DefaultRepair``'s.
+Recovery (doublewrite.py) asks a *repair* object, given as ``open_btree(..., torn_page_repair=...)`` (a plug
+point, minidb/plug_point.py), three questions in plain values, the contract of ``TornPageRepair``; the engine's own
+answers are ``DefaultRepair``'s.
 The engine checks what it is told (``check_copies``): a copy must be one of the slots, for the page its header
 names, so a wrong repair fails loudly instead of writing a page over another.
 """
@@ -11,14 +12,15 @@ from __future__ import annotations
 import struct
 
 from ..errors import CorruptionError
+from ..plug_point import PlugPoint
 from . import page as pg
 from .tablespace import check_page
 
 _HEAD = struct.Struct("<IQ")  # page number and LSN at offset 4 of a page or of a compressed image
 
 
-class TornPageRepair:
-    """The plug point's contract: three functions of plain values (a module with them will do)."""
+class TornPageRepair(PlugPoint, option="torn_page_repair"):
+    """The interface of torn-page repair (a plug point): three functions of plain values."""
 
     def page_is_intact(self, image: bytes) -> bool:
         """Whether the page image is whole: written (not all zero) and its stored checksum is its checksum."""

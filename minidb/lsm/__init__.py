@@ -12,10 +12,14 @@ from the bottom up:
   ``scan_merge`` (a scan's merging plugged in, exercise 09);
 * durability: ``wal``, ``wal_error_handler`` (what a failed WAL write does, plugged in: exercise 07),
   ``version_set`` (MANIFEST and CURRENT), ``recovery``;
-* shape: ``version``, ``level_sizing``, ``compaction``, ``compaction_picker`` (leveled), ``universal_picker``,
-  ``compaction_iter`` (the merge loop), ``jobs``, ``stalls``, ``scheduler``;
+* shape: ``version``, ``level_sizing``, ``compaction``, ``compaction_picker`` (leveled), ``leveled_picker`` (its
+  decisions plugged in, exercise 08), ``universal_picker``, ``compaction_iter`` (the merge loop), ``jobs``,
+  ``stalls``, ``scheduler``;
 * reporting: ``compaction_stats`` (RocksDB's "Compaction Stats" table);
 * clients: ``engine`` (LSMEngine); transactions are ``minidb.transaction``'s, the same for both engines.
+
+The plug points (filter policy, scan merge, WAL error handler, leveled picker) are plugged in one way, the same for
+both engines: minidb/plug_point.py.
 """
 
 from __future__ import annotations

@@ -77,7 +77,7 @@ def test_acknowledging_a_failed_write_is_counted_as_lost():
 
 @pytest.mark.parametrize("handler, message", [
     ("stop", "'read_only', 'abort' or a handler"),
-    (object(), "needs a method before_write"),
+    (object(), "needs a function before_write"),
 ])
 def test_bad_handler_option(handler, message):
     with pytest.raises(ValueError, match=message):
