@@ -31,6 +31,7 @@ import functools
 
 import pandas as pd
 
+from .. import data
 from .. import scale as scales
 from ..sim.server import ServerModel
 from ..workloads import tpcc
@@ -49,9 +50,7 @@ ENGINES = {"InnoDB": "btree", "MyRocks": "lsm"}  # seed 001's engines -> ours
 def published_point() -> pd.DataFrame:
     """Seed 001 at its largest memory: CPU milliseconds per transaction of each engine (engine, memory_gb, tps,
     cpu_ms_per_txn)."""
-    from .f3_memory_sweep import published  # F3 owns seed 001's table and its CPU arithmetic
-
-    pub = published()
+    pub = data.tpcc_memory_sweep()
     top = pub[pub.memory_gb == pub.memory_gb.max()]
     return top[["engine", "memory_gb", "tps", "cpu_ms_per_txn"]].reset_index(drop=True)
 

@@ -42,7 +42,7 @@ DEVICE = "nvme"  # the model of chapters 3 and 4 (the seed's SATA SSD has no mod
 ENGINES = engines.NAMES
 PUBLISHED_ENGINES = {"InnoDB": "btree", "MyRocks": "lsm"}  # the seed's engine names -> ours
 
-SERVER_THREADS = 56  # seed 001's server: "2 sockets / 28 cores / 56 threads"; vmstat's % are of all of them
+SERVER_THREADS = data.SEED_001_THREADS  # seed 001's server's hardware threads, which vmstat's % are of
 # The server's binlog as the post set it: "binary log on ... sync_binlog=10000" (data/sources.csv).
 BINLOG = dict(binlog=True, sync_binlog=10000)
 # The post does not say how many sysbench threads it ran. Its MyRocks used 72% of 56 hardware threads' CPU at
@@ -102,22 +102,10 @@ def run(scale: str | None = None, *, warehouses: int | None = None, transactions
 
 
 def published() -> pd.DataFrame:
-    """Seed 001's tables in ``run``'s columns (``engine`` holding the published name); per transaction = per
-    second over TPS; CPU milliseconds per transaction = vmstat's user + system share of the server's
-    ``SERVER_THREADS`` hardware threads over TPS. The post's write KB/s include the binary log, which our engines
+    """Seed 001's tables in ``run``'s columns (``engine`` holding the published name), per transaction as well as
+    per second (``minidb.data.tpcc_memory_sweep``). The post's write KB/s include the binary log, which our engines
     do not have."""
-    table = data.load("tpcc_memory_sweep")
-    frame = pd.DataFrame({
-        "engine": table.engine.values,
-        "memory_gb": table.memory_gb.values,
-        "tps": table.tps.values,
-        "rkb_per_txn": (table.read_kb_per_sec / table.tps).values,
-        "wkb_per_txn": (table.write_kb_per_sec / table.tps).values,
-        "read_kb_per_sec": table.read_kb_per_sec.values,
-        "write_kb_per_sec": table.write_kb_per_sec.values,
-        "cpu_ms_per_txn": ((table.cpu_user_pct + table.cpu_sys_pct) / 100 * SERVER_THREADS / table.tps * 1000).values,
-    })
-    frame = _relative(frame)
+    frame = _relative(data.tpcc_memory_sweep())
     frame.attrs["name"] = "tpcc_memory_sweep"
     return frame
 
