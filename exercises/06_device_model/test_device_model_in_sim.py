@@ -17,13 +17,13 @@ from minidb import data, engines
 from minidb import scale as scales
 from minidb.btree import open_btree
 from minidb.experiments import f4_cloud_iops as f4
-from minidb.sim import Clock, CostModel, Demand, Server, Simulator, throughput
+from minidb.sim import Clock, CostModel, Demand, Host, Simulator, throughput
 from minidb.sim.device_time import device_values, io_values, plugged
 from minidb.storage import SimDevice, preset
 from minidb.workloads import tpcc
 
 SCALE = "tiny"
-SERVER = Server(cores=28, clients=16)  # the TPC-C-lite runs' server (minidb.workloads.tpcc)
+HOST = Host(cores=28, clients=16)  # the TPC-C-lite runs' server's host (minidb.workloads.tpcc)
 RELATIVE = 1e-6  # your throughput within this share of the book's model
 NAMES = {"btree": "InnoDB", "lsm": "MyRocks"}  # our engines -> the post's
 
@@ -48,7 +48,7 @@ def tps_table(device_model, counts: dict) -> dict:
         for volume_type, iops in f4.VOLUMES:
             answer = device_model.throughput(ops, cpu_seconds, io_values(io), device_values(f4.volume(volume_type,
                                                                                                         iops)),
-                                             SERVER.cores, SERVER.clients)
+                                             HOST.cores, HOST.clients)
             assert isinstance(answer, tuple) and len(answer) == 2, f"throughput must return a pair, got {answer!r}"
             table[engine, volume_type, iops] = answer
     return table
@@ -59,7 +59,7 @@ def test_f4_counts_give_the_books_throughput(device_model, f4_counts):
     """On each engine's counted IO and each volume, your TPS and bottleneck are the book's model's."""
     for (engine, volume_type, iops), (tps, bottleneck) in tps_table(device_model, f4_counts).items():
         ops, cpu_seconds, io = f4_counts[engine]
-        per_op, expected = throughput(Demand(cpu_seconds, io), f4.volume(volume_type, iops), SERVER)
+        per_op, expected = throughput(Demand(cpu_seconds, io), f4.volume(volume_type, iops), HOST)
         assert tps == pytest.approx(ops * per_op, rel=RELATIVE) and bottleneck == expected, (
             f"{engine} on {volume_type} with {iops} IOPS ({ops} transactions, {io}, {cpu_seconds:.4f} CPU s): "
             f"your model gives {tps!r} TPS limited by {bottleneck!r}; the book's {ops * per_op:.1f} TPS, limited by "
@@ -115,7 +115,7 @@ def timeline(times=None) -> list:
     device = SimDevice()
     clock = Clock(preset("slow-ssd"), CostModel())
     options = {} if times is None else {"times": times}
-    sim = Simulator(device, clock, Server(cores=4, clients=8), **options)
+    sim = Simulator(device, clock, Host(cores=4, clients=8), **options)
     engine = open_btree(device, page_size=4096, buffer_pool_bytes=256 << 10, clock=clock)
     try:
         for step in range(10):

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from .. import scale as scales
 from ..engines import engine_name, open_engine
 from ..schema import Schema
-from ..sim.bottleneck import Server
+from ..sim.bottleneck import Host
 from ..sim.clock import Clock
 from ..sim.cpu import CostModel
 from ..sim.server import Binlog, ServerModel
@@ -94,7 +94,7 @@ class Driver:
         self.storage = storage if storage is not None else SimDevice()  # holds the engine's files
         self.cost = cost or CostModel()  # turns counted work into CPU time
         self.clock = Clock(self.model, self.cost)  # simulated time, shared with the engine
-        self.server = Server(cores=cores, clients=clients)  # the modelled server
+        self.host = Host(cores=cores, clients=clients)  # the modelled server's machine and its clients
         self.sizes = sizes  # cache and LSM sizes the engine was opened with
         self.engine_name = engine_name(engine)  # for the summary
         self.engine = open_engine(engine, self.storage, sizes, clock=self.clock, **(engine_options or {}))
@@ -109,7 +109,7 @@ class Driver:
             server_model = calibrated_server()
         self.server_model = server_model  # the SQL layer's and the binlog's costs
         self.binlog = Binlog(self.storage, server_model) if server_model.binlog else None  # None: log_bin off
-        self.sim = Simulator(self.storage, self.clock, self.server, cost=self.cost, work=self._work,
+        self.sim = Simulator(self.storage, self.clock, self.host, cost=self.cost, work=self._work,
                              server_model=server_model, serial_work=self.engine.serial_work)
         self._mark: dict | None = None  # counters at start_measuring()
 
@@ -144,7 +144,7 @@ class Driver:
             if self.binlog is not None and commits:
                 written = self.commits.logical_bytes - bytes0
                 for i in range(commits):  # the step's row images, shared evenly among its commits
-                    self.binlog.commit(self.server.clients, written * (i + 1) // commits - written * i // commits)
+                    self.binlog.commit(self.host.clients, written * (i + 1) // commits - written * i // commits)
             self.sim.end(ops, statements=rows if statements is None else statements, rows=rows, commits=commits)
 
     def _rows_touched(self) -> int:

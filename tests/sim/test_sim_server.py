@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from minidb.sim import Clock, CostModel, Server, Simulator
+from minidb.sim import Clock, CostModel, Host, Simulator
 from minidb.sim.server import (BINLOG_FILE, COMMIT_EVENTS_BYTES, ROWS_EVENT_BYTES, ROWS_EVENT_HEADER, Binlog,
                                ServerModel, binlog_bytes)
 from minidb.storage import SimDevice, preset
@@ -76,7 +76,7 @@ def test_bad_server_options_are_refused_by_name(bad):
 
 def timed_step(server_model, clients, statements=0, rows=0, commits=0, cores=48):
     device = SimDevice()
-    sim = Simulator(device, Clock(SSD, CostModel()), Server(cores=cores, clients=clients), server_model=server_model)
+    sim = Simulator(device, Clock(SSD, CostModel()), Host(cores=cores, clients=clients), server_model=server_model)
     sim.begin()
     return sim.end(ops=commits or 1, statements=statements, rows=rows, commits=commits)
 
@@ -105,7 +105,7 @@ def test_binlog_syncs_are_serial_time():
     device = SimDevice()
     model = ServerModel(binlog=True, sync_binlog=1, commit_serial_seconds=0.0)
     log = Binlog(device, model)
-    sim = Simulator(device, Clock(SSD, CostModel()), Server(cores=48, clients=4), server_model=model)
+    sim = Simulator(device, Clock(SSD, CostModel()), Host(cores=48, clients=4), server_model=model)
     sim.begin()
     for _ in range(8):
         log.commit(4, 0)
@@ -169,7 +169,7 @@ TestBinlogMachine.settings = settings(max_examples=30, stateful_step_count=40, d
 def engine_step(clients, server_model=None, compares=10_000, serial_share=0.25):
     """A step whose engine did ``compares`` key comparisons, ``serial_share`` of them in its serial write path."""
     counts = {"work": 0, "serial": 0}
-    sim = Simulator(SimDevice(), Clock(SSD, CostModel()), Server(cores=48, clients=clients),
+    sim = Simulator(SimDevice(), Clock(SSD, CostModel()), Host(cores=48, clients=clients),
                     server_model=server_model or ServerModel(commit_serial_seconds=0.0),
                     work=lambda: {"key_compares": counts["work"]}, serial_work=lambda: {"key_compares": counts["serial"]})
     sim.begin()
