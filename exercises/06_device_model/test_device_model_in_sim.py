@@ -20,7 +20,8 @@ from minidb.experiments import f4_cloud_iops as f4
 from minidb.sim import Clock, CostModel, Demand, Host, Simulator, throughput
 from minidb.sim.device_time import device_values, io_values, plugged
 from minidb.storage import SimDevice, preset
-from minidb.workloads import tpcc
+from minidb.experiments.calibration import calibrated_server
+from minidb.workloads import DataSetup, RunSetup, tpcc
 
 SCALE = "tiny"
 HOST = Host(cores=28, clients=16)  # the TPC-C-lite runs' server's host (minidb.workloads.tpcc)
@@ -34,9 +35,10 @@ def f4_counts() -> dict:
     size = scales.tpcc(SCALE)
     out = {}
     for engine in f4.ENGINES:
-        result = tpcc(engine, warehouses=size.warehouses, transactions=size.transactions,
-                      cache_bytes=f4.cache_bytes(size.warehouses, SCALE), device=f4.volume(*f4.VOLUMES[0]),
-                      scale=SCALE, **engines.get(engine).supported(compression="lz4"))
+        data = DataSetup(engine, scale=SCALE, engine_options=engines.get(engine).supported(compression="lz4"))
+        setup = RunSetup(data, cache_bytes=f4.cache_bytes(size.warehouses, SCALE), device=f4.volume(*f4.VOLUMES[0]),
+                         server_model=calibrated_server())
+        result = tpcc(setup, size.warehouses, size.transactions)
         out[engine] = (result.summary["ops"], sum(step.cpu_seconds for step in result.steps), result.io.total())
     return out
 

@@ -34,7 +34,7 @@ import pandas as pd
 from .. import data
 from .. import scale as scales
 from ..sim.server import ServerModel
-from ..workloads import tpcc
+from ..workloads import DataSetup, RunSetup, tpcc
 from ..workloads.tpcc import estimated_db_bytes
 from .runner import sweep
 
@@ -60,7 +60,7 @@ def engine_run(engine: str) -> dict:
     engine's CPU milliseconds, the statements and the rows."""
     warehouses = scales.tpcc(SCALE).warehouses
     cache = int(IN_MEMORY * estimated_db_bytes(warehouses, SCALE))
-    r = tpcc(engine, scale=SCALE, cache_bytes=cache, server_model=ServerModel.none())
+    r = tpcc(RunSetup(DataSetup(engine, scale=SCALE), cache_bytes=cache, server_model=ServerModel.none()))
     steps, ops = r.steps, r.summary["ops"]
     return {"engine_cpu_ms_per_txn": r.summary["cpu_seconds_per_op"] * 1000,
             "statements_per_txn": sum(s.statements for s in steps) / ops,

@@ -41,7 +41,7 @@ import pandas as pd
 from .. import data, engines
 from .. import scale as scales
 from ..table import RowLayout
-from ..workloads import insert_benchmark
+from ..workloads import DataSetup, RunSetup, insert_benchmark
 from ..workloads.insert_benchmark import INDEXES, RowGenerator, schema
 from .calibration import calibrated_server
 from .claims import Claim, at_least, between, equals, within
@@ -121,9 +121,9 @@ def run_point(engine: str, config: str | None, rows: int, seed: int = 0, change_
     redo = max(scales.MIN_REDO_BYTES, int(redo_factor * redo_log_bytes(config or "io-bound", rows)))
     options = {**spec.preset(SYNC_PRESET), **spec.supported(change_buffer=change_buffer, redo_log_bytes=redo)}
     cache = cache_bytes(engine, config, rows) if cache is None else cache
-    result = insert_benchmark(engine, rows=rows, cache_bytes=cache, seed=seed,
-                              device=DEVICE, secondary_indexes=SECONDARY_INDEXES,
-                              server_model=calibrated_server(**BINLOG), **options)
+    setup = RunSetup(DataSetup(engine, seed=seed, engine_options=options), cache_bytes=cache, device=DEVICE,
+                     server_model=calibrated_server(**BINLOG))
+    result = insert_benchmark(setup, rows, secondary_indexes=SECONDARY_INDEXES)
     s = result.summary
     row = {c: s[c] for c in COLUMNS if c not in ("engine", "config")}
     row.update(write_amp=s["write_amp"], cache_hit_rate=s["cache_hit_rate"], bottleneck=s["bottleneck"],
@@ -207,8 +207,9 @@ def growth_point(rows: int, cache_bytes: int, seed: int = 0) -> dict:
     cache, and the page reads per insert."""
     spec = engines.get(GROWTH_ENGINE)
     options = {**spec.preset(SYNC_PRESET), **spec.supported(change_buffer=False)}
-    s = insert_benchmark(GROWTH_ENGINE, rows=rows, cache_bytes=cache_bytes, seed=seed, device=DEVICE,
-                         secondary_indexes=SECONDARY_INDEXES, **options).summary
+    setup = RunSetup(DataSetup(GROWTH_ENGINE, seed=seed, engine_options=options), cache_bytes=cache_bytes,
+                     device=DEVICE, server_model=calibrated_server())
+    s = insert_benchmark(setup, rows, secondary_indexes=SECONDARY_INDEXES).summary
     return {"db_bytes": s["db_bytes"], "db_over_cache": s["db_bytes"] / s["cache_bytes"],
             "reads_per_insert": s["reads_per_op"]}
 

@@ -31,8 +31,9 @@ import pandas as pd
 
 from .. import data, engines
 from .. import scale as scales
-from ..workloads import linkbench
+from ..workloads import DataSetup, RunSetup, linkbench
 from ..workloads.linkbench import estimated_db_bytes
+from .calibration import calibrated_server
 from .claims import Claim, at_least, between, within
 from .runner import sweep
 
@@ -112,8 +113,9 @@ def run_point(engine: str, page_size: int, doublewrite: bool | None, nodes: int,
     keeper = _EngineKeeper()
     options = {spec.page_option: page_size, **spec.preset(SYNC_PRESET),
                **spec.supported(doublewrite=doublewrite, compression=LSM_COMPRESSION, listeners=(keeper,))}
-    result = linkbench(engine, nodes=nodes, requests=requests, cache_bytes=cache_bytes(nodes, seed), seed=seed,
-                       device=DEVICE, **options)
+    setup = RunSetup(DataSetup(engine, seed=seed, engine_options=options), cache_bytes=cache_bytes(nodes, seed),
+                     device=DEVICE, server_model=calibrated_server())
+    result = linkbench(setup, nodes, requests)
     s, io = result.summary, result.io
     ops = s["ops"]
     levels = {"levels": level_flows(spec, keeper.engine)} if keeper.engine is not None else {}

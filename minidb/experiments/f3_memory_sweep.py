@@ -30,7 +30,7 @@ import pandas as pd
 
 from .. import data, engines
 from .. import scale as scales
-from ..workloads import tpcc
+from ..workloads import DataSetup, RunSetup, tpcc
 from ..workloads.tpcc import estimated_db_bytes
 from .calibration import calibrated_server
 from .claims import Claim, at_least, at_most, within
@@ -66,10 +66,10 @@ def run_point(engine: str, memory_gb: float, warehouses: int, transactions: int,
     """One TPC-C-lite run with the cache standing for ``memory_gb``: TPS, what limits it, and IO per transaction
     and per second."""
     options = engines.get(engine).supported(compression=LSM_COMPRESSION)  # ValueError if unknown
-    result = tpcc(engine, warehouses=warehouses, transactions=transactions,
-                  cache_bytes=cache_bytes(memory_gb, warehouses, scale, seed), seed=seed, device=DEVICE, scale=scale,
-                  reference=scales.TPCC_MEMORY_SWEEP, clients=CLIENTS, cores=SERVER_THREADS,
-                  server_model=calibrated_server(**BINLOG), **options)
+    data = DataSetup(engine, scale=scale, seed=seed, reference=scales.TPCC_MEMORY_SWEEP, engine_options=options)
+    setup = RunSetup(data, cache_bytes=cache_bytes(memory_gb, warehouses, scale, seed), device=DEVICE,
+                     clients=CLIENTS, cores=SERVER_THREADS, server_model=calibrated_server(**BINLOG))
+    result = tpcc(setup, warehouses, transactions)
     s = result.summary
     return {
         "tps": s["ops_per_sec"],

@@ -24,8 +24,9 @@ import pandas as pd
 from .. import data, engines
 from .. import scale as scales
 from ..storage.models import gp2, io1
-from ..workloads import tpcc
+from ..workloads import DataSetup, RunSetup, tpcc
 from ..workloads.tpcc import estimated_db_bytes
+from .calibration import calibrated_server
 from .claims import Claim, at_most, between, within
 from .runner import sweep
 
@@ -73,8 +74,9 @@ def run_point(engine: str, volume_type: str, iops: int, warehouses: int, transac
     model = volume(volume_type, iops)
     # seed 003: MyRocks with LZ4 on all levels; ValueError naming the engines if unknown
     options = engines.get(engine).supported(compression="lz4")
-    s = tpcc(engine, warehouses=warehouses, transactions=transactions,
-             cache_bytes=cache_bytes(warehouses, scale, seed), seed=seed, device=model, scale=scale, **options).summary
+    setup = RunSetup(DataSetup(engine, scale=scale, seed=seed, engine_options=options),
+                     cache_bytes=cache_bytes(warehouses, scale, seed), device=model, server_model=calibrated_server())
+    s = tpcc(setup, warehouses, transactions).summary
     return {
         "tps": s["ops_per_sec"],
         "bottleneck": s["bottleneck"],

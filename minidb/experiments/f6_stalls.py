@@ -29,6 +29,8 @@ import numpy as np
 import pandas as pd
 
 from .. import data, engines
+from ..workloads import DataSetup, RunSetup, insert_benchmark
+from .calibration import calibrated_server
 from .claims import Claim, at_least, at_most
 from .f1_insert_benchmark import SYNC_PRESET, cache_bytes
 from .runner import sweep
@@ -74,13 +76,10 @@ def run_point(config: str, rows: int, fine_width: float, seed: int = 0) -> dict:
 
 def run_options(options: dict, rows: int, fine_width: float, seed: int = 0) -> dict:
     """``run_point`` with the LSM ``options`` (compaction, L0 triggers) given, not named in ``CONFIGS``."""
-    from ..workloads import insert_benchmark
-
-    from .calibration import calibrated_server
-
-    result = insert_benchmark("lsm", rows=rows, cache_bytes=cache_bytes("lsm", CONFIG, rows), seed=seed,
-                              device=DEVICE, interval=fine_width, server_model=calibrated_server(binlog=False),
-                              **engines.get("lsm").preset(SYNC_PRESET), **options)
+    data = DataSetup("lsm", seed=seed, engine_options={**engines.get("lsm").preset(SYNC_PRESET), **options})
+    setup = RunSetup(data, cache_bytes=cache_bytes("lsm", CONFIG, rows), device=DEVICE, interval=fine_width,
+                     server_model=calibrated_server(binlog=False))
+    result = insert_benchmark(setup, rows)
     s, e = result.summary, result.engine_stats
     return {
         "ops_per_sec": s["ops_per_sec"], "write_amp": s["write_amp"], "seconds": s["seconds"],

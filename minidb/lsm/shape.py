@@ -104,11 +104,14 @@ def watch(rows: int = 20_000, *, compaction: str = "leveled", seed: int = 0, dev
     """Insert ``rows`` insert-benchmark rows into a fresh LSM (sizes from ``minidb.scale``, jobs timed on
     ``device``) and return the log of its shape after every flush and compaction. ``options`` are LSM options
     (e.g. ``level0_slowdown_writes_trigger=10``); ValueError names a bad one."""
-    from ..workloads import insert_benchmark
+    from ..experiments.calibration import calibrated_server
+    from ..workloads import DataSetup, RunSetup, insert_benchmark
 
     recorder = ShapeRecorder()
-    insert_benchmark("lsm", rows=rows, seed=seed, device=device, secondary_indexes=secondary_indexes,
-                     compaction=compaction, listeners=(recorder,), wal_sync="none", **options)
+    data = DataSetup("lsm", seed=seed, engine_options=dict(compaction=compaction, listeners=(recorder,),
+                                                           wal_sync="none", **options))
+    insert_benchmark(RunSetup(data, device=device, server_model=calibrated_server()), rows,
+                     secondary_indexes=secondary_indexes)
     if recorder.log is None:
         raise ValueError(f"{rows} rows never filled a memtable: nothing was flushed or compacted; load more rows")
     return recorder.log

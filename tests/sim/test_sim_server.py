@@ -9,7 +9,7 @@ from minidb.sim import Clock, CostModel, Host, Simulator
 from minidb.sim.server import (BINLOG_FILE, COMMIT_EVENTS_BYTES, ROWS_EVENT_BYTES, ROWS_EVENT_HEADER, Binlog,
                                ServerModel, binlog_bytes)
 from minidb.storage import SimDevice, preset
-from minidb.workloads import insert_benchmark
+from minidb.workloads import DataSetup, RunSetup, insert_benchmark
 
 SSD = preset("slow-ssd")
 
@@ -117,9 +117,9 @@ def test_binlog_syncs_are_serial_time():
 
 def test_a_workload_with_the_binlog_counts_its_writes_and_leaves_them_out_of_the_database_size():
     storage = SimDevice()
-    off = insert_benchmark("lsm", rows=2000, seed=3, server_model=ServerModel.none())
-    on = insert_benchmark("lsm", rows=2000, seed=3, storage=storage,
-                          server_model=ServerModel(binlog=True, sync_binlog=1))
+    data = DataSetup("lsm", seed=3)
+    off = insert_benchmark(RunSetup(data, server_model=ServerModel.none()), 2000)
+    on = insert_benchmark(RunSetup(data, storage=storage, server_model=ServerModel(binlog=True, sync_binlog=1)), 2000)
     assert off.io.total(kind="binlog").write_bytes == 0 and off.summary["binlog_kb_per_op"] == 0
     written = on.io.total(kind="binlog", cause="binlog")
     assert written.write_bytes > 0 and written.syncs == written.writes  # sync_binlog=1: every group synced
@@ -204,7 +204,8 @@ def test_the_engine_alone_model_charges_no_serial_write_path():
 
 @pytest.mark.parametrize("engine", ["btree", "lsm"])
 def test_each_engine_counts_its_serial_write_path_as_part_of_its_work(engine):
-    r = insert_benchmark(engine, rows=2000, seed=3, clients=16, server_model=ServerModel(commit_serial_seconds=0.0))
+    setup = RunSetup(DataSetup(engine, seed=3), clients=16, server_model=ServerModel(commit_serial_seconds=0.0))
+    r = insert_benchmark(setup, 2000)
     s = r.summary
     assert 0 < s["engine_serial_seconds_per_op"] == pytest.approx(s["serial_seconds_per_op"])
     assert s["engine_serial_seconds_per_op"] < s["cpu_seconds_per_op"]

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from minidb import data, scale
 from minidb.storage import SimDevice, preset
-from minidb.workloads import Driver
+from minidb.sim import Host
+from minidb.workloads import DataSetup, Driver, RunSetup
 from minidb.workloads.distributions import (DIGITS, IntStream, TextStream, Zipf, nurand, random_strings, scramble,
                                             sysbench_pattern)
 from minidb.workloads.driver import device_model
@@ -218,7 +219,7 @@ def test_device_models_by_name_or_object():
 
 def test_result_needs_a_measured_phase(dict_opener):
     sizes = scale.engine_sizes("lsm", 1e6, scale.INSERT_BENCHMARK)
-    drv = Driver(dict_opener, sizes, seed=0)
+    drv = Driver(RunSetup(DataSetup(dict_opener)), sizes, Host())
     with pytest.raises(ValueError, match="start_measuring"):
         drv.result("x", ops=1)
     drv.start_measuring()
@@ -238,9 +239,10 @@ def test_a_third_engine_needs_only_a_registry_entry(monkeypatch):
         cache_option="cache_bytes", page_option="page_size", size_options=lambda s: {"cache_bytes": s.cache_bytes},
         marker_files=("double.log",), sized_as="lsm")
     monkeypatch.setitem(REGISTRY, "double", double)
-    result = insert_benchmark("double", rows=3000, scale="tiny")
+    result = insert_benchmark(RunSetup(DataSetup("double", scale="tiny")), 3000)
     assert result.summary["engine"] == "double" and result.summary["rows"] == 3000
-    assert result.summary["cache_bytes"] == insert_benchmark("lsm", rows=3000, scale="tiny").summary["cache_bytes"]
-    assert sysbench("double", table_size=500, transactions=50).summary["ops"] == 50
+    lsm = insert_benchmark(RunSetup(DataSetup("lsm", scale="tiny")), 3000)
+    assert result.summary["cache_bytes"] == lsm.summary["cache_bytes"]
+    assert sysbench(RunSetup(DataSetup("double")), 500, 50).summary["ops"] == 50
     assert engines.detect(["double.log"]) == "double"
     assert engines.sized_as("double") == "lsm"
