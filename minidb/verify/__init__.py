@@ -27,7 +27,7 @@ class FileReport:
     detail: str  # what was checked, or what is wrong (file offset or page)
 
 
-def kind_of(name: str) -> str:
+def io_kind(name: str) -> str:
     """The IOStats file kind of a database file, by its name."""
     if name.endswith(".sst"):
         return "sst"
@@ -53,7 +53,7 @@ def load(path: str | os.PathLike) -> SimDevice:
             continue  # LOCK holds nothing: it is the device's lock (storage/device.py)
         with open(entry.path, "rb") as src:
             data = src.read()
-        f = dev.open(entry.name, kind_of(entry.name), create=True)
+        f = dev.open(entry.name, io_kind(entry.name), create=True)
         f.append(data)
         f.sync()
         f.close()
