@@ -31,7 +31,7 @@ import functools
 
 import pandas as pd
 
-from .. import data
+from .. import data, engines
 from .. import scale as scales
 from ..sim.server import ServerModel
 from ..workloads import DataSetup, RunSetup, tpcc
@@ -44,7 +44,6 @@ from .runner import sweep
 STATEMENT_TO_ROW = 2.63
 SCALE = "tiny"  # the calibration run's scale: fixed, so that every scale uses the same parameters
 IN_MEMORY = 4.0  # the calibration run's cache over its estimated data: everything cached, as at 100 GB in seed 001
-ENGINES = {"InnoDB": "btree", "MyRocks": "lsm"}  # seed 001's engines -> ours
 
 
 def published_point() -> pd.DataFrame:
@@ -72,7 +71,7 @@ def fit() -> pd.DataFrame:
     """The calibration table: per engine, the published CPU per transaction, ours, the server's share, and the
     statements and rows; the fitted ``row_seconds`` and ``statement_seconds`` are in its ``attrs``."""
     pub = published_point()
-    runs = sweep(engine_run, [{"engine": ENGINES[name]} for name in pub.engine], name="server-calibration",
+    runs = sweep(engine_run, [{"engine": engines.kind_of(name)} for name in pub.engine], name="server-calibration",
                  executor=False, progress=False).drop(columns="engine")
     rows = []
     for p, ours in zip(pub.itertuples(), runs.to_dict("records")):

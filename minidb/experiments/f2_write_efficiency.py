@@ -46,8 +46,6 @@ DEVICE = "nvme"  # the seed's server is not described beyond "fast SSD"; F1's de
 
 # Configurations: (engine, page or block size, doublewrite); the LSM has no doublewrite buffer.
 POINTS = tuple([("btree", ps, True) for ps in PAGE_SIZES] + [("btree", 16 * KIB, False), ("lsm", LSM_BLOCK_SIZE, None)])
-# Published rows: the seed's engine names -> ours.
-PUBLISHED_ENGINES = {"InnoDB": "btree", "MyRocks": "lsm"}
 
 COLUMNS = ("engine", "page_size_kb", "doublewrite", "tps", "bottleneck", "wkb_per_txn", "rkb_per_txn",
            "reads_per_txn", "writes_per_txn", "page_wkb_per_txn", "doublewrite_wkb_per_txn", "log_wkb_per_txn",

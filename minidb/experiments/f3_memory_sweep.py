@@ -40,7 +40,6 @@ MEMORY_GB = (5, 10, 20, 40, 60, 80, 100)  # points of the seed's sweep (its tabl
 LSM_COMPRESSION = "lz4"  # seed 001: "LZ4 as the default compression on disk"
 DEVICE = "nvme"  # the model of chapters 3 and 4 (the seed's SATA SSD has no model of its own: module docstring)
 ENGINES = engines.NAMES
-PUBLISHED_ENGINES = {"InnoDB": "btree", "MyRocks": "lsm"}  # the seed's engine names -> ours
 
 SERVER_THREADS = data.SEED_001_THREADS  # seed 001's server's hardware threads, which vmstat's % are of
 # The server's binlog as the post set it: "binary log on ... sync_binlog=10000" (data/sources.csv).
