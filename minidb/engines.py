@@ -39,7 +39,7 @@ from .kv import Engine
 
 @dataclass(frozen=True)
 class EngineSizes:
-    """The sizes an engine is opened with (``minidb.scale.engine_sizes`` derives them from a scale)."""
+    """The sizes an engine is opened with (``minidb.scales.engine_sizes`` derives them from a scale)."""
 
     cache_bytes: int  # buffer pool (B+tree) or block cache (LSM)
     memtable_bytes: int  # LSM write buffer
@@ -208,7 +208,7 @@ def get(name: str) -> EngineSpec:
 
 
 def sized_as(engine) -> str:
-    """The engine name whose published cache fractions (``minidb.scale.Reference``) size ``engine``, a registered
+    """The engine name whose published cache fractions (``minidb.scales.Reference``) size ``engine``, a registered
     name or an opener callable."""
     spec = REGISTRY.get(engine) if isinstance(engine, str) else None
     if spec is None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from minidb import data, engines
-from minidb import scale as scales
+from minidb import scales
 from minidb.btree import open_btree
 from minidb.experiments import f4_cloud_iops as f4
 from minidb.experiments.calibration import calibrated_server

@@ -73,7 +73,7 @@ class BTreeOptions:
     change_buffer_max_size: float = 0.25  # innodb_change_buffer_max_size, as a fraction of the pool
     redo_sync: str | tuple = "commit"  # innodb_flush_log_at_trx_commit: "commit" (1), ("every", N), "none" (0/2)
     redo_log_bytes: int = 64 * MIB  # innodb_redo_log_capacity (innodb_log_file_size x innodb_log_files_in_group
-    # before MySQL 8.0.30); the experiments scale it like the caches (minidb.scale.engine_sizes)
+    # before MySQL 8.0.30); the experiments scale it like the caches (minidb.scales.engine_sizes)
     page_cleaner: PageCleanerOptions | None = field(default_factory=PageCleanerOptions)  # None: no page cleaner
     split_policy: SplitPolicy | None = None  # how a full leaf splits (a plug point); None: the engine's own
     torn_page_repair: TornPageRepair | None = None  # how recovery repairs torn pages (a plug point); None: own

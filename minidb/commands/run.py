@@ -7,7 +7,7 @@
 
 Every workload takes the engine options (``--engine``, ``--cache``, ``--seed``, ``--device``, ``--scale``) and
 ``--json``; each adds its own size options (rows, transactions, ...), which default to the scale's sizes
-(``minidb.scale``). The server is the book's calibrated one (``minidb.experiments.calibration``). The summary's
+(``minidb.scales``). The server is the book's calibrated one (``minidb.experiments.calibration``). The summary's
 fields are explained in ``minidb.workloads.driver``.
 
 Every size and count has an upper bound, checked with the arguments before any work (``--help`` shows them): the
@@ -24,7 +24,7 @@ import math
 import sys
 from dataclasses import dataclass
 
-from .. import engines, scale as scales
+from .. import engines, scales
 from ..units import TIB, count_in, int_in, size_in
 
 DEVICE_CHOICES = ("nvme", "slow-ssd", "gp2", "io1")  # minidb.storage.models.PRESETS

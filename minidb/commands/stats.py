@@ -103,7 +103,7 @@ def _open_dir(args: argparse.Namespace):
 
 def _load(args: argparse.Namespace):
     """Insert ``args.rows`` iibench rows into a fresh engine under simulated time; return it still open."""
-    from .. import scale as scales
+    from .. import scales
     from ..experiments.calibration import calibrated_server
     from ..workloads import DataSetup, RunSetup
     from ..workloads.insert_benchmark import RowGenerator, insert_rows, schema, sized_driver

@@ -32,7 +32,7 @@ import functools
 import pandas as pd
 
 from .. import data, engines
-from .. import scale as scales
+from .. import scales
 from ..sim.server import ServerModel
 from ..workloads import DataSetup, RunSetup, tpcc
 from ..workloads.tpcc import estimated_db_bytes

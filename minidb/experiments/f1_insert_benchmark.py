@@ -8,13 +8,13 @@ figures in the same columns and units, so a chart can put them side by side.
 
 **The two configurations.**
 
-* *IO-bound*: the cache is the seed's fraction of the database (``minidb.scale.INSERT_BENCHMARK``: a 35 GB buffer
+* *IO-bound*: the cache is the seed's fraction of the database (``minidb.scales.INSERT_BENCHMARK``: a 35 GB buffer
   pool for InnoDB's 362 GB, a 10 GB block cache for MyRocks's 226 GB), applied to the database the run will build.
-  No floor is applied (``minidb.scale``'s 5 MiB minimum would make a ``tiny`` run fit in memory).
+  No floor is applied (``minidb.scales``'s 5 MiB minimum would make a ``tiny`` run fit in memory).
 * *in-memory*: the seed's 190 GB caches for the 500 million rows of its in-memory run, whose MyRocks database
   would be a quarter of the 226 GB of 2 billion rows: 3.4 times the database, "all data cached".
 
-**The redo log.** The B+tree's redo log is seed 000's InnoDB log (``minidb.scale.INSERT_BENCHMARK_REDO_BYTES``)
+**The redo log.** The B+tree's redo log is seed 000's InnoDB log (``minidb.scales.INSERT_BENCHMARK_REDO_BYTES``)
 scaled like the caches: the same fraction of the database in each configuration, so it wraps as often per insert.
 In memory nothing is read and the pool never evicts, yet InnoDB wrote 4.35 KB per insert: as the log fills, its
 checkpoints force the pages changed since out (``minidb.btree.checkpoint``), and a client that finds the log
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .. import data, engines
-from .. import scale as scales
+from .. import scales
 from ..table import RowLayout
 from ..workloads import DataSetup, RunSetup, insert_benchmark
 from ..workloads.insert_benchmark import INDEXES, RowGenerator, schema
@@ -58,7 +58,7 @@ IN_MEMORY_DB_GB = float(
     data.load("insert_benchmark_size").set_index("engine").size_gb["MyRocks"] * IN_MEMORY_ROWS_SHARE)
 IN_MEMORY_CACHE_FRACTION = float(
     data.load("insert_benchmark_caches").set_index("config").cache_gb["in-memory"] / IN_MEMORY_DB_GB)
-# The B+tree's redo log is the same in both configurations (minidb.scale.INSERT_BENCHMARK_REDO_BYTES), so in memory
+# The B+tree's redo log is the same in both configurations (minidb.scales.INSERT_BENCHMARK_REDO_BYTES), so in memory
 # it is a larger fraction of the (smaller) database than IO-bound.
 REDO_FRACTION = {"in-memory": scales.INSERT_BENCHMARK_REDO_BYTES / (IN_MEMORY_DB_GB * scales.GB),
                  "io-bound": scales.INSERT_BENCHMARK.redo_fraction}
@@ -165,7 +165,7 @@ def index_reads_per_op(io, ops: int) -> dict[str, float]:
 
 def run(scale: str | None = None, *, rows: int | None = None, seed: int = 0, change_buffer=(True,),
         executor=None, cache_dir=None, progress: bool = True) -> pd.DataFrame:
-    """Both engines in both configurations at ``scale`` (default ``minidb.scale.current()``): one row per
+    """Both engines in both configurations at ``scale`` (default ``minidb.scales.current()``): one row per
     (engine, config[, change_buffer]) with ``COLUMNS`` first. ``change_buffer`` lists the B+tree settings to run.
     ``attrs["growth"]`` holds the fixed-cache growth sweep (``growth``; ``growth_of`` gives it back as a frame)."""
     rows = scales.insert_benchmark(scale).rows if rows is None else int(rows)
@@ -297,7 +297,7 @@ class CacheGrid:
     cache_pcts: tuple[float, ...]  # cache / estimated_db_bytes(rows), in %
 
 
-# Caches double from below the seed's IO-bound shares (minidb.scale.INSERT_BENCHMARK.cache_fraction) to past its
+# Caches double from below the seed's IO-bound shares (minidb.scales.INSERT_BENCHMARK.cache_fraction) to past its
 # in-memory one (IN_MEMORY_CACHE_FRACTION), on rows enough that the smallest still gives the B+tree its minimum pool
 # of 16 pages (tests/experiments/test_f1.py checks it); ``tiny``'s few rows, to cost seconds, allow no smaller start.
 CACHE_GRIDS = {"tiny": CacheGrid(10_000, (20, 40, 80, 160, 320)),

@@ -14,7 +14,7 @@ second (``rkb_per_txn`` = read KB/s over TPS).
 
 **The configuration.** A memory of ``m`` GB becomes a cache of ``m / 70`` times the estimated bytes of the run's
 data: 70 GB is MyRocks's uncompressed size in the post, the size our estimate (keys and values, as the LSM stores
-them) stands for (``minidb.scale.TPCC_MEMORY_SWEEP``). Both engines get the same cache at each point, as in the
+them) stands for (``minidb.scales.TPCC_MEMORY_SWEEP``). Both engines get the same cache at each point, as in the
 post, and the LSM's memtable and level sizes scale from the same reference. The LSM compresses with LZ4, as the
 post's MyRocks. The seed's SSD (a SATA Samsung SM863) is not one of our device models; the runs use ``nvme``, the
 model of the other chapters, and the chapter says where that matters.
@@ -29,7 +29,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import data, engines
-from .. import scale as scales
+from .. import scales
 from ..workloads import DataSetup, RunSetup, tpcc
 from ..workloads.tpcc import estimated_db_bytes
 from .calibration import calibrated_server
@@ -87,7 +87,7 @@ def run_point(engine: str, memory_gb: float, warehouses: int, transactions: int,
 
 def run(scale: str | None = None, *, warehouses: int | None = None, transactions: int | None = None,
         memory_gb=MEMORY_GB, seed: int = 0, executor=None, cache_dir=None, progress: bool = True) -> pd.DataFrame:
-    """Both engines at every memory of ``memory_gb`` at ``scale`` (default ``minidb.scale.current()``): one row
+    """Both engines at every memory of ``memory_gb`` at ``scale`` (default ``minidb.scales.current()``): one row
     each, with ``COLUMNS``; ``tps_vs_largest`` is a run's TPS over its engine's at the largest memory."""
     scale = scales.current(scale)
     size = scales.tpcc(scale)

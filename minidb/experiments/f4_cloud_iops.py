@@ -22,7 +22,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import data, engines
-from .. import scale as scales
+from .. import scales
 from ..storage.models import gp2, io1
 from ..workloads import DataSetup, RunSetup, tpcc
 from ..workloads.tpcc import estimated_db_bytes
@@ -56,7 +56,7 @@ def volume(volume_type: str, iops: int):
 
 def cache_bytes(warehouses: int, scale: str | None = None, seed: int = 0) -> int:
     """The cache of a run of ``warehouses`` warehouses: the post's 27 GB over InnoDB's 471 GB
-    (``minidb.scale.TPCC``) of the estimated data, at least the B+tree's smallest pool."""
+    (``minidb.scales.TPCC``) of the estimated data, at least the B+tree's smallest pool."""
     fraction = scales.TPCC.cache_fraction["btree"]
     return max(scales.SMALLEST_POOL_BYTES, int(fraction * estimated_db_bytes(warehouses, scale, seed)))
 
@@ -90,7 +90,7 @@ def run_point(engine: str, volume_type: str, iops: int, warehouses: int, transac
 
 def run(scale: str | None = None, *, warehouses: int | None = None, transactions: int | None = None,
         volumes=VOLUMES, seed: int = 0, executor=None, cache_dir=None, progress: bool = True) -> pd.DataFrame:
-    """Both engines on every volume of ``volumes`` at ``scale`` (default ``minidb.scale.current()``): one row
+    """Both engines on every volume of ``volumes`` at ``scale`` (default ``minidb.scales.current()``): one row
     each, with ``COLUMNS``."""
     scale = scales.current(scale)
     size = scales.tpcc(scale)

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .. import data, engines
-from .. import scale as scales
+from .. import scales
 from ..sim.bottleneck import Host
 from ..sim.server import ServerModel
 from ..table import RowLayout

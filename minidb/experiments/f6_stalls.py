@@ -94,7 +94,7 @@ def run(scale: str | None = None, *, rows: int | None = None, seed: int = 0, exe
         progress: bool = True) -> pd.DataFrame:
     """The three configurations at ``scale``: one row per configuration with ``SUMMARY``'s columns; the interval
     series of all three is in ``attrs["series"]`` (``SERIES``'s columns)."""
-    from .. import scale as scales
+    from .. import scales
 
     name = scales.current(scale)
     rows = ROWS[name] if rows is None else int(rows)
@@ -167,7 +167,7 @@ def trigger_grid(scale: str | None = None, *, seed: int = 0, executor=None, cach
                  progress: bool = True) -> pd.DataFrame:
     """Every ``COMPACTIONS`` x ``TRIGGERS`` run at ``scale``: their interval series (``SERIES``' columns after
     ``compaction`` and ``slowdown_trigger``), cut to one common width as ``run`` cuts its own."""
-    from .. import scale as scales
+    from .. import scales
 
     name = scales.current(scale)
     fine = FINE_WIDTH[name]

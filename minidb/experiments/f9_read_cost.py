@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .. import data, engines
-from .. import scale as scales
+from .. import scales
 from ..table import RowLayout
 from ..workloads import DataSetup, RunSetup
 from ..workloads.distributions import sysbench_pattern

@@ -26,7 +26,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import data, engines
-from .. import scale as scales
+from .. import scales
 from . import f1_insert_benchmark as f1
 from . import f3_memory_sweep as f3
 from . import f4_cloud_iops as f4

@@ -37,7 +37,7 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from .. import scale as scales
+from .. import scales
 from ..engines import EngineSizes, engine_name, open_engine
 from ..schema import Schema
 from ..sim.bottleneck import Host
@@ -113,7 +113,7 @@ class Driver:
     @classmethod
     def sized(cls, setup: RunSetup, db_bytes: float, reference: scales.Reference, host: Host) -> Driver:
         """A driver whose engine is sized for a database of about ``db_bytes``: the cache from the reference's
-        cache fraction unless the setup gives ``cache_bytes``, the LSM's sizes scaled (``minidb.scale.engine_sizes``);
+        cache fraction unless the setup gives ``cache_bytes``, the LSM's sizes scaled (``minidb.scales.engine_sizes``);
         the reference is the setup's (``data.reference``) if it names one, else ``reference`` (the workload's)."""
         data = setup.data
         sizes = scales.engine_sizes(data.engine, db_bytes, data.reference or reference, setup.cache_bytes)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import scale as scales
+from .. import scales
 from ..schema import Schema
 from ..table import RowLayout
 from .distributions import BASE64, random_strings

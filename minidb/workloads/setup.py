@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..scale import Reference
+from ..scales import Reference
 from ..sim.bottleneck import Host
 from ..sim.server import ServerModel
 from ..storage.device import Device
@@ -39,7 +39,7 @@ class DataSetup:
     """What shapes the database a run loads (see the module docstring)."""
 
     engine: object = "lsm"  # a registered engine name, or an opener callable (minidb.engines)
-    scale: str | None = None  # the scale whose sizes fill in the workload's counts (None: minidb.scale.current())
+    scale: str | None = None  # the scale whose sizes fill in the workload's counts (None: minidb.scales.current())
     seed: int = 0  # every random choice of the run: the rows, the operations
     reference: Reference | None = None  # the post configuration sizes scale from (None: the workload's, at scale)
     engine_options: dict = field(default_factory=dict)  # the engine's options; they win over the scaled sizes

@@ -23,14 +23,14 @@
 its load (``fkey_stock_2``, ``fkey_order_line_2 (ol_supply_w_id, ol_i_id)``, ``fkey_history_1`` and ``_2``), whose
 random entries would cost a run some 30% more time; keying and think times; the 90th-percentile response
 time rules; sysbench-tpcc's 10 sets of tables (one set here). At the smaller scales the per-warehouse counts are
-reduced (``minidb.scale``) and the NURand constants A with them, in proportion.
+reduced (``minidb.scales``) and the NURand constants A with them, in proportion.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import scale as scales
+from .. import scales
 from ..schema import Schema
 from ..table import RowLayout
 from .distributions import DIGITS, TextStream, nurand
@@ -124,7 +124,7 @@ def tpcc(setup: RunSetup, warehouses: int | None = None, transactions: int | Non
 
     ``ops`` are transactions (TPS); ``new_orders`` counts committed New-Orders (``new_orders_per_sec`` * 60 is
     tpmC). The cache and LSM sizes scale from the setup's reference, by default the scale's
-    (``minidb.scale.TPCC``); the cores default to seed 001's server (``CORES``). ``setup`` as ``insert_benchmark``'s.
+    (``minidb.scales.TPCC``); the cores default to seed 001's server (``CORES``). ``setup`` as ``insert_benchmark``'s.
     """
     seed = setup.data.seed
     size = scales.tpcc(setup.data.scale)

@@ -3,7 +3,7 @@
 import pytest
 
 from minidb import engines
-from minidb import scale
+from minidb import scales
 
 from minidb.experiments import claims
 from minidb.experiments import f3_memory_sweep as f3
@@ -68,7 +68,7 @@ def test_a_memory_stands_for_the_same_share_of_the_data_as_in_the_seed():
 
     data = estimated_db_bytes(4, "small")
     assert f3.cache_bytes(35, 4, "small") == int(35 / 70 * data)  # half of MyRocks's 70 GB uncompressed
-    assert f3.cache_bytes(0.001, 4, "small") == scale.SMALLEST_POOL_BYTES
+    assert f3.cache_bytes(0.001, 4, "small") == scales.SMALLEST_POOL_BYTES
 
 
 def test_every_claim_that_must_hold_at_tiny_holds_and_the_others_say_why(tiny):

@@ -36,7 +36,7 @@ def test_rows_follow_iibench_rules_and_repeat_with_the_seed():
 
 def test_a_row_takes_157_bytes_of_keys_and_values():
     row = RowGenerator(seed=1).batch(1)[0]
-    assert RowLayout(schema()).entry_bytes(row) == 157  # the figure the module docstring and scale.py use
+    assert RowLayout(schema()).entry_bytes(row) == 157  # the figure the module docstring and scales.py use
     assert RowLayout(schema(0)).entry_bytes(row) == 49
 
 

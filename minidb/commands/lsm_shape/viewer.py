@@ -104,7 +104,7 @@ class ShapeRecorder:
 
 def watch(rows: int = 20_000, *, compaction: str = "leveled", seed: int = 0, device="nvme",
           secondary_indexes: int = 3, **options) -> ShapeLog:
-    """Insert ``rows`` insert-benchmark rows into a fresh LSM (sizes from ``minidb.scale``, jobs timed on
+    """Insert ``rows`` insert-benchmark rows into a fresh LSM (sizes from ``minidb.scales``, jobs timed on
     ``device``) and return the log of its shape after every flush and compaction. ``options`` are LSM options
     (e.g. ``level0_slowdown_writes_trigger=10``); ValueError names a bad one."""
     recorder = ShapeRecorder()
