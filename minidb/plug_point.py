@@ -3,17 +3,17 @@
 A plug point is an *interface*: a subclass of ``PlugPoint`` named for what it decides, in a module of its own named
 the same way, whose functions state the contract, each in one line, and raise NotImplementedError:
 
-========================  ===============================  ==============================  =========
-interface                 module                           option                          exercise
-========================  ===============================  ==============================  =========
-``FilterPolicy``          ``minidb/lsm/filter_policy.py``  ``open_lsm(filter_policy=)``    01
-``SplitPolicy``           ``minidb/btree/split_policy.py`` ``open_btree(split_policy=)``   02
-``ChangeBufferPolicy``    ``.../change_buffer_policy.py``  ``change_buffer_policy=``       04
-``TornPageRepair``        ``.../torn_page_repair.py``      ``torn_page_repair=``           05
-``WalErrorHandler``       ``.../wal_error_handler.py``     ``on_wal_write_error=``         07
-``LeveledPicker``         ``.../leveled_picker.py``        ``compaction_picker=``          08
-``ScanMerge``             ``.../scan_merge.py``            ``merging_iterator=``           09
-========================  ===============================  ==============================  =========
+======================  ===================================  =========================  ========
+interface               module (in minidb/)                  option                     exercise
+======================  ===================================  =========================  ========
+``FilterPolicy``        ``lsm/filter_policy.py``             ``filter_policy``          01
+``SplitPolicy``         ``btree/split_policy.py``            ``split_policy``           02
+``ChangeBufferPolicy``  ``btree/change_buffer_policy.py``    ``change_buffer_policy``   04
+``TornPageRepair``      ``btree/torn_page_repair.py``        ``torn_page_repair``       05
+``WalErrorHandler``     ``lsm/wal_error_handler.py``         ``on_wal_write_error``     07
+``LeveledPicker``       ``lsm/leveled_picker.py``            ``compaction_picker``      08
+``ScanMerge``           ``lsm/scan_merge.py``                ``merging_iterator``       09
+======================  ===================================  =========================  ========
 
 A *plug* is an instance of a class with the interface's functions (subclassing the interface is allowed, not
 needed: a student's module imports nothing of minidb). The engine takes it as the option of the table, checks when it
