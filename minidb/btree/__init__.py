@@ -14,13 +14,26 @@ One module per concept, from the bytes up (FORMAT.md describes the on-disk forma
 * ``redo_log``: groups, sync policy, checkpoint blocks; ``checkpoint``: fuzzy and sharp checkpoints.
 * ``fsp``: page 0 and page allocation; ``catalog``: keyspaces; ``change_buffer``: buffered secondary-index changes.
 * ``page_cleaner``: background flushing; ``recovery``: doublewrite repair and redo replay.
-* ``verify``: the structural check; ``engine``: ``BTreeEngine`` and ``open_btree``; ``options``: the options.
+* ``verify``: the structural check; ``engine``: ``BTreeEngine``; ``options``: the options ``open_btree`` (below)
+  passes through whole.
 """
 
-from .engine import BTreeEngine, open_btree
-from .options import BTreeOptions, PageCleanerOptions
+from ..storage.device import Device
+from .engine import BTreeEngine
+from .options import BTreeOptions, PageCleanerOptions, parse_options
 from .pager import BufferPoolFull
 from .split_policy import DefaultSplitPolicy, SplitPolicy
+
+
+def open_btree(device: Device, **options) -> BTreeEngine:
+    """Open (or create) the B+tree database on ``device``; an existing one is recovered from its redo log. See
+    ``BTreeOptions`` (options.py) for every option.
+
+    A wrong option name or value raises ValueError naming it.
+    """
+    if not isinstance(device, Device):
+        raise ValueError(f"bad device {device!r}: must be a minidb.storage Device (SimDevice or DirDevice)")
+    return BTreeEngine(device, parse_options(options))
 
 __all__ = [
     "BTreeEngine",

@@ -60,7 +60,7 @@ from .change_buffer import ChangeBuffer
 from .database_files import database_exists
 from .in_place import InPlaceTransaction
 from .mtr import Mtr
-from .options import BTreeOptions, PageCleanerOptions
+from .options import BTreeOptions
 from .page_cleaner import PageCleaner
 from .pager import Pager
 from .recovery import replay
@@ -70,62 +70,6 @@ from .tree import BTree
 from .tree_context import TreeContext
 from .tree_core import MISSING, apply_ops, validate_ops
 from .verify import PageReader, check_space, walk_free_list, walk_tree
-
-_NO_CLEANER = object()  # default marker: use PageCleanerOptions()
-
-
-def open_btree(device: Device, *, page_size: int = 16384, buffer_pool_bytes: int = 128 << 20,
-               fill_factor: float = 15 / 16, merge_threshold: float = 0.5, doublewrite: bool = True,
-               change_buffer: bool = True, change_buffer_max_size: float = 0.25, redo_sync="commit",
-               redo_log_bytes: int = 64 << 20, page_cleaner=_NO_CLEANER, split_policy=None,
-               torn_page_repair=None, change_buffer_policy=None,
-               clock=None, create_if_missing: bool = True, error_if_exists: bool = False,
-               read_only: bool = False, key_block_size: int | None = None,
-               compression_level: int = 6) -> BTreeEngine:
-    """Open (or create) the B+tree database on ``device``; an existing one is recovered from its redo log.
-
-    * ``page_size``: 4096, 8192 or 16384, fixed at creation; reopening with another size raises ValueError.
-    * ``buffer_pool_bytes``: the buffer pool (``buffer_pool_bytes // page_size`` frames, at least 16).
-    * ``fill_factor``: how full ascending (PK-order) inserts leave pages, 15/16 as InnoDB.
-    * ``merge_threshold``: a page below this fill after a delete is merged with a sibling (InnoDB's 50%).
-    * ``doublewrite``: write pages through the doublewrite buffer (torn pages become repairable, writes double).
-    * ``change_buffer``, ``change_buffer_max_size``: buffer changes to uncached leaves of non-unique indexes
-      (``create_keyspace(name, unique=False)``), in at most this fraction of the pool.
-    * ``redo_sync``: ``"commit"`` (sync the redo log at every commit), ``("every", N)`` or ``"none"``.
-    * ``redo_log_bytes``: the redo log capacity; as the log fills, page writes and checkpoints are forced, and past
-      its sync point a client waits for them (checkpoint.py).
-    * ``page_cleaner``: a ``PageCleanerOptions`` (the default one if not given), or None for no page cleaner.
-    * ``split_policy``: the leaf split plug point (``split_policy.SplitPolicy``); None for the engine's own.
-    * ``torn_page_repair``: how recovery finds torn pages and their doublewrite copies
-      (``torn_page_repair.TornPageRepair``, the exercise's plug point); None for the engine's own.
-    * ``change_buffer_policy``: what the change buffer buffers and how it merges
-      (``change_buffer_policy.ChangeBufferPolicy``, the exercise's plug point); None for the engine's own.
-    * ``clock``: a ``minidb.sim.Clock``; when given, the page cleaner runs once per simulated second.
-    * ``create_if_missing``: create a database where there is none (else ``DatabaseMissingError``);
-      ``error_if_exists``: ``DatabaseExistsError`` if there is one. Files without a checkpoint are never taken for
-      "no database" (``NotADatabaseError``, see database_files.py).
-    * ``read_only``: recover into memory only (redo replayed, an open batch rolled back, torn pages repaired, all
-      in the pool and an in-memory overlay); no file is created, written, renamed or deleted, no lock is taken, and
-      every write raises ``ReadOnlyError``. A read-write open holds the device's ``LOCK`` until ``close``.
-    * ``key_block_size``: None (pages stored as they are) or 1, 2, 4, 8, 16 (KiB, at most the page size): every
-      page is stored as a zlib-compressed image of that many bytes (page_zip.pyx), InnoDB's compressed tables; fixed
-      at creation like the page size. ``compression_level``: the zlib level (innodb_compression_level, 6).
-      A cached page then takes ``page_size + key_block_size`` bytes of the pool (both copies), rows are limited to
-      what two of them fit a block uncompressed, and changes are not buffered (see ``_make_tree``).
-    """
-    if not isinstance(device, Device):
-        raise ValueError(f"bad device {device!r}: must be a minidb.storage Device (SimDevice or DirDevice)")
-    options = BTreeOptions(
-        page_size=page_size, buffer_pool_bytes=buffer_pool_bytes, fill_factor=fill_factor,
-        merge_threshold=merge_threshold, doublewrite=doublewrite, change_buffer=change_buffer,
-        change_buffer_max_size=change_buffer_max_size, redo_sync=redo_sync, redo_log_bytes=redo_log_bytes,
-        page_cleaner=PageCleanerOptions() if page_cleaner is _NO_CLEANER else page_cleaner,
-        split_policy=split_policy, torn_page_repair=torn_page_repair,
-        change_buffer_policy=change_buffer_policy, clock=clock, create_if_missing=create_if_missing,
-        error_if_exists=error_if_exists, read_only=read_only, key_block_size=key_block_size,
-        compression_level=compression_level)
-    return BTreeEngine(device, options)
-
 
 class BTreeEngine(Engine):
     """The B+tree engine (see the module docstring); open it with ``open_btree``."""

@@ -1,12 +1,14 @@
 """The B+tree engine's options, checked once when the engine opens: a wrong option raises ValueError naming it.
 
-Defaults follow InnoDB (MySQL 8.0) where it has the same knob; each comment gives the InnoDB name.
+``open_btree(device, **options)`` takes ``BTreeOptions``' fields as keywords and passes them through whole
+(``parse_options``). Defaults follow InnoDB (MySQL 8.0) where it has the same knob; each comment gives the InnoDB
+name.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from ..sim.clock import Clock
 from .change_buffer_policy import ChangeBufferPolicy
@@ -62,7 +64,35 @@ class PageCleanerOptions:
 
 @dataclass(frozen=True)
 class BTreeOptions:
-    """Every option of ``open_btree`` (see its docstring for what each one does)."""
+    """Every option of ``open_btree``; the comments give InnoDB's names, and here is what each one does:
+
+    * ``page_size``: 4096, 8192 or 16384, fixed at creation; reopening with another size raises ValueError.
+    * ``buffer_pool_bytes``: the buffer pool (``buffer_pool_bytes // page_size`` frames, at least 16).
+    * ``fill_factor``: how full ascending (PK-order) inserts leave pages, 15/16 as InnoDB.
+    * ``merge_threshold``: a page below this fill after a delete is merged with a sibling (InnoDB's 50%).
+    * ``doublewrite``: write pages through the doublewrite buffer (torn pages become repairable, writes double).
+    * ``change_buffer``, ``change_buffer_max_size``: buffer changes to uncached leaves of non-unique indexes
+      (``create_keyspace(name, unique=False)``), in at most this fraction of the pool.
+    * ``redo_sync``: ``"commit"`` (sync the redo log at every commit), ``("every", N)`` or ``"none"``.
+    * ``redo_log_bytes``: the redo log capacity; as the log fills, page writes and checkpoints are forced, and past
+      its sync point a client waits for them (checkpoint.py).
+    * ``page_cleaner``: a ``PageCleanerOptions`` (the default one if not given), or None for no page cleaner.
+    * ``split_policy``, ``torn_page_repair``, ``change_buffer_policy``: plug points (minidb/plug_point.py): how a
+      full leaf splits, how recovery finds torn pages and their doublewrite copies, what the change buffer buffers
+      and how it merges; None for the engine's own.
+    * ``clock``: a ``minidb.sim.Clock``; when given, the page cleaner runs once per simulated second.
+    * ``create_if_missing``: create a database where there is none (else ``DatabaseMissingError``);
+      ``error_if_exists``: ``DatabaseExistsError`` if there is one. Files without a checkpoint are never taken for
+      "no database" (``NotADatabaseError``, see database_files.py).
+    * ``read_only``: recover into memory only (redo replayed, an open batch rolled back, torn pages repaired, all
+      in the pool and an in-memory overlay); no file is created, written, renamed or deleted, no lock is taken, and
+      every write raises ``ReadOnlyError``. A read-write open holds the device's ``LOCK`` until ``close``.
+    * ``key_block_size``: None (pages stored as they are) or 1, 2, 4, 8, 16 (KiB, at most the page size): every
+      page is stored as a zlib-compressed image of that many bytes (page_zip.pyx), InnoDB's compressed tables; fixed
+      at creation like the page size. ``compression_level``: the zlib level (innodb_compression_level, 6).
+      A cached page then takes ``page_size + key_block_size`` bytes of the pool (both copies), rows are limited to
+      what two of them fit a block uncompressed, and changes are not buffered (see ``BTreeEngine._make_tree``).
+    """
 
     page_size: int = DEFAULT_PAGE_SIZE  # innodb_page_size; fixed when the database is created
     buffer_pool_bytes: int = 128 * MIB  # innodb_buffer_pool_size
@@ -131,6 +161,17 @@ class BTreeOptions:
     def pool_frames(self) -> int:
         """Frames in the buffer pool."""
         return self.buffer_pool_bytes // self.frame_bytes
+
+
+FIELDS = {f.name for f in fields(BTreeOptions)}  # the keywords open_btree takes
+
+
+def parse_options(kwargs: dict) -> BTreeOptions:
+    """``open_btree``'s keywords as checked ``BTreeOptions``; ValueError naming an unknown one."""
+    for name, value in kwargs.items():
+        if name not in FIELDS:
+            raise ValueError(f"unknown B+tree option {name}={value!r}")
+    return BTreeOptions(**kwargs)
 
 
 def sync_mode(redo_sync) -> tuple[str, int]:
