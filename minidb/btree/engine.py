@@ -58,6 +58,7 @@ from .buffer_pool import BufferPool
 from .catalog import Catalog, KeyspaceEntry, check_name
 from .change_buffer import ChangeBuffer
 from .database_files import database_exists
+from .engine_stats import engine_stats
 from .in_place import InPlaceTransaction
 from .mtr import Mtr
 from .options import BTreeOptions
@@ -69,7 +70,7 @@ from .split_policy import DEFAULT_POLICY
 from .tree import BTree
 from .tree_context import TreeContext
 from .tree_core import MISSING, apply_ops, validate_ops
-from .verify import PageReader, check_space, walk_free_list, walk_tree
+from .verify import check_database
 
 class BTreeEngine(Engine):
     """The B+tree engine (see the module docstring); open it with ``open_btree``."""
@@ -101,7 +102,7 @@ class BTreeEngine(Engine):
         self._closed = False  # close() was called
         self._last_write_memory = 0  # bytes the last write held (its batch)
         self._dead: BaseException | None = None  # why the engine refuses work (a crash), or None
-        self._base = device.stats.snapshot()  # IO before open, subtracted in stats()
+        self.io_at_open = device.stats.snapshot()  # IO before open, subtracted in stats()
         self._compares_base = 0  # key comparisons of the trees that a rollback's reopen replaced
         self.read_only = options.read_only  # opened for reading only: every write raises ReadOnlyError
         self._lock = None if self.read_only else device.lock()  # one writer per database, until close
@@ -660,34 +661,12 @@ class BTreeEngine(Engine):
             raise ValueError(f"no keyspace {name!r}; keyspaces: {', '.join(self.keyspaces()) or 'none'}")
         return entry.unique
 
-    def _internal_trees(self) -> list[BTree]:
-        return [self.tree_by_id[fsp.CATALOG_INDEX_ID], self.tree_by_id[fsp.CHANGE_BUFFER_INDEX_ID]]
-
     def check(self) -> dict:
         """Verify the whole database (verify.py): every tree's order, separators, levels and links, the free list,
         and that every page is used exactly once. Raises CorruptionError on the first violation; returns a summary.
         Pages not in the pool are read (and counted) but not cached."""
         self._check_usable()
-        read = PageReader(self.pool, self.tablespace, self.device.stats)
-        reports = [walk_tree(t.name, t.index_id, t.root, read)
-                   for t in self._internal_trees() + [self.trees[n] for n in self.keyspaces()]]
-        head = read(fsp.FSP_PAGE, "__fsp").buf
-        page_count = fsp.read_u32(head, fsp.OFF_PAGE_COUNT)
-        free = walk_free_list(read, fsp.read_u32(head, fsp.OFF_FREE_HEAD), fsp.read_u32(head, fsp.OFF_FREE_COUNT),
-                              page_count)
-        check_space(reports, free, page_count)
-        by_name = {r.name: r for r in reports}
-        for page_no, index_id in self.change_buffer.owner.items():
-            tree = self.tree_by_id.get(index_id)
-            if tree is None or page_no not in by_name[tree.name].pages:
-                raise CorruptionError(f"change buffer: entries for page {page_no}, which is not a page of index "
-                                      f"{index_id}")
-        return {
-            "pages": page_count,
-            "free_pages": len(free),
-            "keyspaces": {r.name: {"height": r.height, "leaf_pages": r.leaf_pages,
-                                   "internal_pages": r.internal_pages, "records": r.records} for r in reports},
-        }
+        return check_database(self)
 
     def key_compares(self) -> int:
         """Key comparisons the trees' searches made since open (CPU work, for ``minidb.sim.cpu``)."""
@@ -721,66 +700,6 @@ class BTreeEngine(Engine):
 
     def stats(self, trees: bool = True) -> dict:
         """Engine counters; with ``trees``, also each keyspace's height, pages, records and leaf fill (a walk of
-        every tree, which reads the pages not in the pool: take it between measured phases)."""
+        every tree, which reads the pages not in the pool: take it between measured phases); engine_stats.py."""
         self._check_usable()
-        io = self.device.stats - self._base
-        read = PageReader(self.pool, self.tablespace, self.device.stats)
-        head = read(fsp.FSP_PAGE, "__fsp").buf
-        pages, free_pages = fsp.read_u32(head, fsp.OFF_PAGE_COUNT), fsp.read_u32(head, fsp.OFF_FREE_COUNT)
-        out = {
-            "page_size": self.page_size,
-            **self.counters,
-            "key_compares": self.key_compares(),
-            "buffer_pool": self.pool.counters(),
-            "space": {"tablespace_bytes": self.tablespace.size, "pages": pages, "free_pages": free_pages,
-                      "used_pages": pages - free_pages},
-            "change_buffer": {"enabled": self.options.change_buffer, **self.change_buffer.stats()},
-            "page_cleaner": self.cleaner.stats() if self.cleaner is not None else None,
-            "redo": {"lsn": self.redo.lsn, "checkpoint_lsn": self.redo.checkpoint_lsn, "age": self.redo.age,
-                     "modified_age": self.free_check.modified_age(), "capacity": self.redo.capacity,
-                     "files": self.redo.file_names(), "groups": self.redo.groups},
-            "doublewrite": self.doublewrite is not None,
-            "compression": self._compression_stats(),
-            "recovery": dict(self.recovery),
-            "io": _io_by_tag(io),
-            "keyspaces": {},
-        }
-        for name in self.keyspaces():
-            tree = self.trees[name]
-            entry = {"unique": tree.unique, **out["io"].get(name, {"page_reads": {}, "page_writes": {}})}
-            if trees:
-                r = walk_tree(name, tree.index_id, tree.root, read)
-                entry.update(height=r.height, leaf_pages=r.leaf_pages, internal_pages=r.internal_pages,
-                             records=r.records, leaf_fill=r.leaf_fill,
-                             leaf_fill_mean=sum(r.leaf_fill) / len(r.leaf_fill))
-            out["keyspaces"][name] = entry
-        return out
-
-    def _compression_stats(self) -> dict:
-        """The key block size, INNODB_CMP's counters, and the pool memory each copy of the cached pages takes
-        (compressed copies kept after their frame left, pager.py, included)."""
-        frames, kept = len(self.pool), len(self.pager.zip_only)
-        block = self.options.block or 0
-        return {"key_block_size": self.options.key_block_size, **self.zip_stats.as_dict(),
-                "pool_pages": self.pool.capacity,
-                "pool_uncompressed_bytes": frames * self.page_size, "pool_compressed_bytes": (frames + kept) * block,
-                "pool_compressed_only_pages": kept, "compressed_only_hits": self.pager.zip_only_hits}
-
-
-def _io_by_tag(io) -> dict:
-    """{tag: {"page_reads": {cause: n}, "page_writes": {cause: n}, "doublewrite_writes": {cause: n}}} of data pages."""
-    out: dict = {}
-    for kind, cause, tag in io.labels():
-        if kind not in ("data", "doublewrite"):
-            continue
-        counts = io.total(kind=kind, cause=cause, tag=tag)
-        entry = out.setdefault(tag, {"page_reads": {}, "page_writes": {}})
-        if kind == "data":
-            if counts.reads:
-                entry["page_reads"][cause] = entry["page_reads"].get(cause, 0) + counts.reads
-            if counts.writes:
-                entry["page_writes"][cause] = entry["page_writes"].get(cause, 0) + counts.writes
-        elif counts.write_bytes:
-            dbl = entry.setdefault("doublewrite_bytes", {})
-            dbl[cause] = dbl.get(cause, 0) + counts.write_bytes
-    return out
+        return engine_stats(self, trees)
