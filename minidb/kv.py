@@ -128,6 +128,14 @@ class Engine(ABC):
     def flush(self) -> None:
         """Write buffered changes to their final files (memtables to SSTs, dirty pages to the tablespace)."""
 
+    def __enter__(self):
+        """The engine itself, for a ``with`` block that closes it."""
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """Close the engine when the ``with`` block ends, normally or with an error."""
+        self.close()
+
     @abstractmethod
     def close(self) -> None:
         """Flush and release the engine; the device then holds a database that reopens without recovery."""

@@ -13,9 +13,12 @@ One module per concept, from the bytes up (FORMAT.md describes the on-disk forma
 * ``pager``: page reads, eviction, page writes in write-ahead order; ``tablespace``, ``doublewrite``: the files.
 * ``redo_log``: groups, sync policy, checkpoint blocks; ``checkpoint``: fuzzy and sharp checkpoints.
 * ``fsp``: page 0 and page allocation; ``catalog``: keyspaces; ``change_buffer``: buffered secondary-index changes.
-* ``page_cleaner``: background flushing; ``recovery``: doublewrite repair and redo replay.
-* ``verify``: the structural check; ``engine``: ``BTreeEngine``; ``options``: the options ``open_btree`` (below)
-  passes through whole.
+* ``page_cleaner``: background flushing; ``recovery``: doublewrite repair and redo replay; ``rollback``: the open
+  batch taken back from its undo.
+* ``engine``: ``BTreeEngine``, the client API and the wiring, beside its parts: ``mini_transactions`` (changes as
+  redo groups), ``failures`` (dead, stopped, recovered in place), ``transaction_slot`` (the in-place transaction's
+  way in, used by ``in_place``), ``maintenance`` (background work in client calls), ``engine_stats`` (``stats()``).
+* ``verify``: the structural check; ``options``: the options ``open_btree`` (below) passes through whole.
 """
 
 from ..storage.device import Device

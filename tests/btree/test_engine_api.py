@@ -42,7 +42,7 @@ def test_page_cleaner_options_are_checked():
 
 
 def test_unknown_option_and_bad_device():
-    with pytest.raises(ValueError, match="unknown B\+tree option page_sise=4096"):
+    with pytest.raises(ValueError, match=r"unknown B\+tree option page_sise=4096"):
         open_btree(SimDevice(), page_sise=4096)
     with pytest.raises(ValueError, match="bad device"):
         open_btree("a-directory-name")
