@@ -110,7 +110,7 @@ def test_a_refusal_must_be_none_or_a_reason():
 
 def test_an_answer_to_an_error_must_be_a_bool():
     device, engine = _full_engine(Recorder())
-    engine._wal_handler = BadAnswers(None, "yes")
+    engine.failures.handler = BadAnswers(None, "yes")
     with pytest.raises(ValueError, match="on_wal_write_error\\(\\) returned 'yes'"):
         engine.write(_batch(1))
     device.capacity = None
