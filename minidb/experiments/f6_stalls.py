@@ -28,7 +28,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from .. import data, engines
+from .. import data, engines, scales
 from ..workloads import DataSetup, RunSetup, insert_benchmark
 from .calibration import calibrated_server
 from .claims import Claim, at_least, at_most
@@ -94,8 +94,6 @@ def run(scale: str | None = None, *, rows: int | None = None, seed: int = 0, exe
         progress: bool = True) -> pd.DataFrame:
     """The three configurations at ``scale``: one row per configuration with ``SUMMARY``'s columns; the interval
     series of all three is in ``attrs["series"]`` (``SERIES``'s columns)."""
-    from .. import scales
-
     name = scales.current(scale)
     rows = ROWS[name] if rows is None else int(rows)
     fine = FINE_WIDTH[name]
@@ -167,8 +165,6 @@ def trigger_grid(scale: str | None = None, *, seed: int = 0, executor=None, cach
                  progress: bool = True) -> pd.DataFrame:
     """Every ``COMPACTIONS`` x ``TRIGGERS`` run at ``scale``: their interval series (``SERIES``' columns after
     ``compaction`` and ``slowdown_trigger``), cut to one common width as ``run`` cuts its own."""
-    from .. import scales
-
     name = scales.current(scale)
     fine = FINE_WIDTH[name]
     points = [dict(compaction=c, slowdown_trigger=t, rows=TRIGGER_ROWS[name], fine_width=fine, seed=seed)

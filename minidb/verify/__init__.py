@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from .. import engines
 from ..storage import SimDevice
 from ..storage.device import LOCK_FILE
 
@@ -62,15 +63,11 @@ def load(path: str | os.PathLike) -> SimDevice:
 
 def engine_of(dev) -> str | None:
     """"btree", "lsm", or None if the files are of neither engine (the registry's ``engines.detect``)."""
-    from .. import engines
-
     return engines.detect(dev.list())
 
 
 def verify(path) -> tuple[str, list[FileReport]]:
     """(engine, a report per file) for the database in directory ``path``; ValueError if there is none."""
-    from .. import engines
-
     dev = load(path)
     engine = engine_of(dev)
     if engine is None:
