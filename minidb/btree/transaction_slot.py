@@ -6,7 +6,9 @@ engine's other writes), the redo log is kept from its first change since its las
 checkpoint asks: its undo is there), and the change buffer tells the entries of its open chunk from the committed
 ones. The transaction asks for five things, each in one call: ``begin``, ``change`` (made in the pages at once, as
 one step of the engine's open batch), ``commit`` (the COMMIT group), ``rollback`` (a recovery, as after a failed
-batch) and ``end``; ``holds(txn)`` says whether it is still the open one (a failure's recovery ends it).
+batch) and ``end``; ``holds(txn)`` says whether it is still the open one (a failure's recovery ends it). Like
+write_batch_internal.h, the slot is the one place besides the engine that reaches the engine's write path
+(``_write_ops``, for a change made as a step of the open batch).
 """
 
 from __future__ import annotations
