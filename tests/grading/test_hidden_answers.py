@@ -182,11 +182,12 @@ def test_the_engines_answer_is_in_the_copy_as_c_only(students_copy, exercise):
 
 def test_the_searches_find_the_answers_where_they_are_readable():
     """The searches have teeth: in this checkout they find the solutions' logic in the engine's bloom filter, split
-    policy and bottleneck law, and bloom.pyx's docstring naming the solution; and every module an exercise lists as
-    its answer is here."""
+    policy, torn-page repair and bottleneck law, and bloom.pyx's docstring naming the solution; and every module an
+    exercise lists as its answer is here."""
     found = {exercise.folder.name: found_lines(exercise, checkout_code()) for exercise in EXERCISES}
     assert "minidb/lsm/bloom.pyx" in found["01_bloom"]
     assert "minidb/btree/split_policy.py" in found["02_btree_split"]
+    assert "minidb/btree/torn_page_repair.py" in found["05_doublewrite"]
     assert "minidb/sim/bottleneck.py" in found["06_device_model"]
     assert [hit for hit in saying_solution(checkout_texts()) if hit.startswith("minidb/lsm/bloom.pyx: ")]
     for exercise in EXERCISES:
