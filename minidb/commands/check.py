@@ -9,10 +9,10 @@ Each graded test gets a line as soon as it is over; a failed one also says what 
 where it was looping when its time ran out. A test still running after a few seconds is announced, so a loop is never
 a silent wait. The total comes last. ``pytest EXERCISE_FOLDER`` shows every detail of a failure.
 
-The run itself is ``public_results``: it grades the module in the exercise's folder and hands each test's entry
-(results.json's) to ``Progress`` as it comes. Everything else here only prints those entries, so grading by another
-entry point that gives the same entries changes that one function (and an entry point that gives them all at the
-end still prints every test: ``run`` prints the ones no event reported).
+The run itself is ``public_results``: it packs what ``minidb submit`` would hand in and grades it as ``minidb grade``
+does (``grader.grade_submission``, in the same sandbox with the same Python), so the two cannot disagree; each
+test's entry (results.json's) reaches ``Progress`` as it comes. Everything else here only prints those entries (and
+``run`` prints any test no event reported).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import subprocess
 import sys
 import tempfile
 import time
@@ -62,30 +61,34 @@ def resolve(exercise: str | None, exercises_dir: Path | None):
 
 
 def public_results(exercise, timeout: float | None, progress: Progress) -> dict:
-    """Grade the module in ``exercise``'s folder on its public tests: results.json's content. ``progress`` is told
-    when a test starts (``start(name, limit)``), when it is over (``test(entry)``, its results.json entry), and
-    every fraction of a second in between (``tick()``)."""
-    from ..grading.activation import plugin_args
-    from ..grading.release import HIDDEN_TESTS
+    """Grade what ``minidb submit`` would hand in from ``exercise``'s folder on its public tests, the way
+    ``minidb grade`` grades it (``grader.grade_submission``: the same sandbox and Python): results.json's content.
+    ``progress`` is told when a test starts (``start(name, limit)``), when it is over (``test(entry)``, its
+    results.json entry), and every fraction of a second in between (``tick()``)."""
+    from ..grading.grader import GradedTests, grade_submission
+    from ..grading.submissions import Submission
+    from ..grading.timelimit import DEFAULT_TEST_TIMEOUT
+    from .submit import files_to_hand_in, write_zip
 
-    public = [str(p) for p in sorted(exercise.folder.glob("test_*.py")) if not p.match(HIDDEN_TESTS)]
     with tempfile.TemporaryDirectory(prefix="minidb-check-") as tmp:
-        results_path, events_path = Path(tmp) / "results.json", Path(tmp) / "events.jsonl"
-        limit = [] if timeout is None else ["--grading-timeout", f"{timeout:g}"]
-        command = [sys.executable, "-m", "pytest", *public, *plugin_args(), "--gradescope-json", str(results_path),
-                   "--grading-events", str(events_path), *limit, "-q", "-p", "no:cacheprovider"]
-        with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp) as proc:
-            read = 0
-            while True:
-                done = proc.poll() is not None  # read after the poll: the last events are in by then
-                read = _replay(events_path, read, progress)
-                if done:
-                    break
-                progress.tick()
-                time.sleep(0.2)
-        if not results_path.exists():
-            raise RuntimeError(f"the tests of {exercise.folder.name} did not run: see pytest '{exercise.folder}'")
-        return json.loads(results_path.read_text(encoding="utf-8"))
+        handed_in, events = Path(tmp) / f"{exercise.module}-submission.zip", Path(tmp) / "events.jsonl"
+        files = files_to_hand_in(exercise.folder, exercise.module)
+        write_zip(handed_in, files, [p.relative_to(exercise.folder).as_posix() for p in files])
+        read = 0
+
+        def waiting() -> None:
+            nonlocal read
+            read = _replay(events, read, progress)
+            progress.tick()
+
+        # Every test the run reports counts with its own points: the student's own run has nothing to clamp.
+        grade = grade_submission(exercise, Submission("check", (handed_in,)), GradedTests({}),
+                                 timeout or DEFAULT_TEST_TIMEOUT, unsafe=True, events=events, waiting=waiting,
+                                 public_only=True)
+        _replay(events, read, progress)
+    if grade.results is None:
+        raise RuntimeError(f"the tests of {exercise.folder.name} did not run: {grade.error}")
+    return grade.results
 
 
 def _replay(events: Path, read: int, progress: Progress) -> int:

@@ -42,6 +42,13 @@ def files_to_hand_in(folder: Path, module: str) -> list[Path]:
     return [p for p in files if "__pycache__" not in p.parts]
 
 
+def write_zip(out: Path, files: list[Path], names: list[str]) -> None:
+    """Write ``files`` into the new zip ``out``, each under its name in ``names``."""
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for path, name in zip(files, names):
+            z.write(path, name)
+
+
 def run(args: argparse.Namespace) -> int:
     """Write the zip; exit 2 with one line if the module is missing or does not compile."""
     from .check import resolve
@@ -63,8 +70,6 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"minidb submit: error: {e}", file=sys.stderr)
         return 2
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
-        for path, name in zip(files, names):
-            z.write(path, name)
+    write_zip(out, files, names)
     print(f"wrote {out}: {', '.join(names)}; upload this file")
     return 0

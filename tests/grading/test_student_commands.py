@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import os
 import shutil
 import zipfile
 
@@ -113,3 +115,36 @@ def test_check_never_cuts_a_message_short(demo, capsys):
     (demo / "demo.py").write_text(f"def add(a, b):\n    raise ValueError({LONG!r})\n")
     main(["check", str(demo)])
     assert f"ValueError: {LONG}\n" in capsys.readouterr().out
+
+
+def test_check_and_grade_give_the_same_score(renamed, tmp_path, capsys):
+    """``check`` grades what ``submit`` hands in as ``grade`` does: a module importing the engine, which once got
+    full marks from one and none from the other, scores the same in both."""
+    wrong = (BLOOM.solution / "bloom.py").read_text().replace('return "leveldb.BuiltinBloomFilter2"', 'return "mine"')
+    (renamed / "bloom.py").write_text(wrong + "\nimport minidb.units  # the engine, in the sandbox too\n")
+    main(["check", str(renamed)])
+    checked = capsys.readouterr().out.rstrip().splitlines()[-1]
+    (tmp_path / "handed-in").mkdir()
+    assert main(["submit", str(renamed), "-o", str(tmp_path / "handed-in" / "alice.zip")]) == 0
+    sandbox = [] if os.geteuid() == 0 else ["--unsafe-no-sandbox"]  # as root, the jailed sandbox `grade` uses
+    main(["grade", str(tmp_path / "handed-in"), "--exercise", "01", "--exercises-dir", str(renamed.parent),
+          "--out", str(tmp_path / "grades.csv"), "--no-progress", *sandbox])
+    with open(tmp_path / "grades.csv", newline="") as f:
+        (row,) = csv.DictReader(f)
+    assert checked == "total 22 / 23 points (hidden tests count too when you are graded)"
+    assert float(row["total"]) == 22, row
+
+
+def test_a_looping_line_is_read_only_from_the_students_own_files(tmp_path):
+    """The stack a timed-out sandbox prints names files, and its folder can hold links: a name leading out of the
+    folder, through ``..`` or a link, gives no line rather than another file's."""
+    from minidb.grading.sandbox import _line_of
+
+    folder, secret = tmp_path / "submission", tmp_path / "secret.txt"
+    folder.mkdir()
+    secret.write_text("the grader's secret\n")
+    (folder / "bloom.py").write_text("x = 1\nwhile True:\n    pass\n")
+    (folder / "link.py").symlink_to(secret)
+    assert _line_of(folder, "bloom.py", 2) == "while True:"
+    assert _line_of(folder, "bloom.py", 9) == "" and _line_of(folder, "bloom.py", 0) == ""
+    assert _line_of(folder, "../secret.txt", 1) == "" and _line_of(folder, "link.py", 1) == ""
