@@ -47,19 +47,6 @@ def register(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def resolve(exercise: str | None, exercises_dir: Path | None):
-    """The exercise a student names: a folder or a number under the exercises around them, or, when they name none,
-    the exercise whose folder they are in; ValueError saying what to do otherwise."""
-    from ..grading.exercise import exercise_of, find_exercise, find_root
-
-    if exercise is None:
-        here = exercise_of(Path.cwd() / "_")
-        if here is None:
-            raise ValueError("name the exercise (minidb check 01), or run the command inside an exercise's folder")
-        return here
-    return find_exercise(exercises_dir or find_root(Path.cwd()), exercise)
-
-
 def public_results(exercise, timeout: float | None, progress: Progress) -> dict:
     """Grade what ``minidb submit`` would hand in from ``exercise``'s folder on its public tests, the way
     ``minidb grade`` grades it (``grader.grade_submission``: the same sandbox and Python): results.json's content.
@@ -193,10 +180,11 @@ def _frames(lines: list[str]) -> list[tuple[str, str]]:
 
 def run(args: argparse.Namespace) -> int:
     """Run the tests; exit 0 when every public graded test passes, 1 otherwise, 2 on a bad argument."""
+    from ..grading.exercise import named_exercise
     from ..grading.gradebook import fmt
 
     try:
-        exercise = resolve(args.exercise, args.exercises_dir)
+        exercise = named_exercise(args.exercise, args.exercises_dir)
     except ValueError as e:
         print(f"minidb check: error: {e}", file=sys.stderr)
         return 2

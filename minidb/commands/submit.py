@@ -51,10 +51,10 @@ def write_zip(out: Path, files: list[Path], names: list[str]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the zip; exit 2 with one line if the module is missing or does not compile."""
-    from .check import resolve
+    from ..grading.exercise import named_exercise
 
     try:
-        exercise = resolve(args.exercise, args.exercises_dir)
+        exercise = named_exercise(args.exercise, args.exercises_dir)
         files = files_to_hand_in(exercise.folder, exercise.module)
         names = [p.relative_to(exercise.folder).as_posix() for p in files]
         if f"{exercise.module}.py" not in names and f"{exercise.module}/__init__.py" not in names:

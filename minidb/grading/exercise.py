@@ -128,6 +128,18 @@ def find_root(start: str | Path) -> Path:
     return default_root()
 
 
+def named_exercise(exercise: str | None, exercises_dir: Path | None) -> Exercise:
+    """The exercise a student names on a command line: a folder or a number under the exercises around them
+    (``exercises_dir`` if given), or, when they name none, the exercise whose folder they are in; ValueError saying
+    what to do otherwise."""
+    if exercise is None:
+        here = exercise_of(Path.cwd() / "_")
+        if here is None:
+            raise ValueError("name the exercise (minidb check 01), or run the command inside an exercise's folder")
+        return here
+    return find_exercise(exercises_dir or find_root(Path.cwd()), exercise)
+
+
 def default_root() -> Path:
     """The ``exercises/`` folder of this checkout (beside the ``minidb`` package), else ``./exercises``."""
     beside_package = Path(__file__).resolve().parents[2] / "exercises"
