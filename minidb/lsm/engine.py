@@ -310,8 +310,8 @@ class LSMEngine(Engine):
         with self.device.stats.cause("foreground"):
             self.wal.sync(self.last_sequence)
             number = self.vs.new_file_number()
-            new_wal = WalWriter(self.device, number, self.db.wal_sync, not self.db.reproduce_2018_disk_full_bug)
-        new_wal.synced_seq = self.last_sequence
+            new_wal = self.wal.successor(number, (self.vs.manifest_number, self.vs.manifest_size), self.last_sequence)
+        self.vs.wal = new_wal  # the WAL every MANIFEST edit from now on records
         for cf in cfs:
             cf.imm.append(SealedMemTable(cf.mem, number))
             cf.mem = self._memtables[cf.id] = MemTable()

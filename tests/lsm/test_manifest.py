@@ -127,8 +127,9 @@ def test_a_failed_edit_leaves_the_engine_read_only_until_resume():
     dev = SimDevice()
     db = open_tiny(dev, wal_sync="none")
     load(db, 100)
-    # The next flush syncs the WAL (sealing its memtable), then its SST, then the MANIFEST: fail the third.
-    dev.fail_io(3, ops=("sync",))
+    # The next flush syncs the WAL (sealing its memtable) and the new WAL's header, then its SST, then the MANIFEST:
+    # fail the fourth.
+    dev.fail_io(4, ops=("sync",))
     faulted = False
     for i in range(100, 3000):
         try:
@@ -152,7 +153,7 @@ def test_when_a_failed_edit_cannot_be_cut_off_the_next_edit_starts_a_new_manifes
     db = open_tiny(dev, wal_sync="none")
     load(db, 100)
     (old,) = manifests(dev)
-    dev.fail_io(3, ops=("sync",))
+    dev.fail_io(4, ops=("sync",))  # the MANIFEST's (see above)
     dev.fail_io(1, ops=("truncate",))
     with pytest.raises(ReadOnlyError):
         load(db, 3000, 100)

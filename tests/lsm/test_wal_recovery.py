@@ -100,7 +100,7 @@ def corrupted_middle_device():
     dev.crash()  # the server dies; every record was synced
     f = dev.open(name, kind="wal")
     data = f.read(0, f.size)
-    second = [e for e in scan(data) if isinstance(e, Record)][1]
+    second = [e for e in scan(data) if isinstance(e, Record)][2]  # (record 0 is the WAL's header)
     f.write(second.end - 1, bytes([data[second.end - 1] ^ 0xFF]))  # one flipped bit-pattern in its payload
     f.sync()
     return dev
