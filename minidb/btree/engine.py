@@ -57,14 +57,14 @@ from . import tablespace as ts
 from .buffer_pool import BufferPool
 from .catalog import Catalog, KeyspaceEntry, check_name
 from .change_buffer import ChangeBuffer
-from .database_files import database_exists
+from .database_files import check_page_size, database_exists
 from .in_place import InPlaceTransaction
 from .mtr import Mtr
 from .options import BTreeOptions, PageCleanerOptions
 from .page_cleaner import PageCleaner
 from .pager import Pager
 from .recovery import replay
-from .redo_log import GROUP, RedoLog, RedoWriteError, read_checkpoint
+from .redo_log import GROUP, RedoLog, read_checkpoint
 from .split_policy import DEFAULT_POLICY
 from .tree import BTree
 from .tree_context import TreeContext
@@ -182,9 +182,8 @@ class BTreeEngine(Engine):
         self._txn = None
         with dev.stats.cause("recovery"):
             cp = read_checkpoint(dev)
-        if cp is not None and cp[2] != ps:
-            raise ValueError(f"page_size {ps} does not match the database on {dev!r}, which has {cp[2]}-byte "
-                             f"pages (the page size is fixed when a database is created)")
+        if cp is not None:
+            check_page_size(dev, cp[2], ps)  # ValueError for the caller's mistake, CorruptionError for damage
         self.pool = BufferPool(ps, opts.pool_frames)
         self._mtr_frames = max(1, opts.pool_frames // 4)  # a batch's mtr ends once it has changed this many frames
         self._batch_groups = 0  # groups the open batch has appended so far (they end with CONTINUE)
@@ -254,7 +253,7 @@ class BTreeEngine(Engine):
             # The log read back may have been written but never synced (a running engine that failed and is
             # recovering): make it durable before any page changed from it is written.
             self.redo.sync()
-            self.fsp.check(self.page_size)
+            self.fsp.check(self.page_size, self.redo.checkpoint_lsn)
             self.catalog.load()
             for name, entry in sorted(self.catalog.entries.items()):
                 self._make_tree(name, entry.index_id, entry.root, entry.unique)
@@ -415,7 +414,7 @@ class BTreeEngine(Engine):
         if isinstance(exc, DeviceCrashed):
             self._dead = exc
             return
-        if isinstance(exc, RedoWriteError):
+        if getattr(exc, "redo_write_failed", False):  # a NoSpaceError or RedoWriteError of the redo log
             self._dead = EngineStopped(f"{exc.strerror}: InnoDB cannot run without its redo log and aborts; free "
                                        f"space, then resume() (or reopen the database)")
             self.counters["stops"] += 1
@@ -554,6 +553,7 @@ class BTreeEngine(Engine):
             self._txn = None
 
     def _check_no_txn(self) -> None:
+        self._check_usable()  # a closed or stopped engine says so first, whatever the transaction's state
         if self._txn is not None:
             raise ValueError("a transaction is open on this B+tree engine (engine.begin()), and it is the only "
                              "writer: write through it, or commit or roll it back first")
