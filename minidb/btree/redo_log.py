@@ -179,6 +179,11 @@ class RedoLog:
                 if start <= prev_start:
                     raise CorruptionError(f"{name} offset 0: starts at LSN {start}, not after {file_name(prev_number)}"
                                           f" (LSN {prev_start}): redo files out of place")
+                held = self.files[-1][2].size - FILE_HEADER_SIZE  # a file before another holds whole groups only
+                if held != start - prev_start:
+                    raise CorruptionError(f"{file_name(prev_number)} holds {held} bytes of groups from LSN "
+                                          f"{prev_start}, but {name} starts at LSN {start}: a redo file cut short, "
+                                          f"extended or replaced by another copy")
             self.files.append([number, start, f])
         # What is read back may have been written and never synced (a running engine recovering after an error):
         # nothing of it counts as durable until the files are synced again.

@@ -98,3 +98,29 @@ def test_repair_refuses_an_existing_output(database, tmp_path, capsys):
     _, path, _ = database
     assert main(["repair", path, "--out", str(tmp_path)]) == 2
     assert "already exists" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("keys, ok", [
+    ([b"a", b"b", b"b", b"c"], False),  # the third block starts with the key that ended the second
+    ([b"a", b"b", b"c", b"d"], True),  # the key just above
+])
+def test_verify_refuses_a_data_block_starting_with_the_key_that_ended_the_one_before(keys, ok):
+    # blocks [a] [b] [third, fourth]: a long value closes a block, a short one does not, so the index's keys (each
+    # block's last) still ascend and only the boundary between the data blocks is wrong
+    from minidb.lsm.dbformat import pack_internal_key
+    from minidb.lsm.table_builder import TableBuilder
+    from minidb.storage import SimDevice
+    from minidb.verify import lsm_files
+
+    dev = SimDevice()
+    f = dev.open("000007.sst", "sst", create=True)
+    builder = TableBuilder(f, block_size=64)
+    for key, value in zip(keys, (b"v" * 80, b"v" * 80, b"v", b"v" * 80)):
+        builder.add_entry(pack_internal_key(key, 3, 1), value)
+    builder.finish()
+    f.sync()
+    f.close()
+    (report,) = [r for r in lsm_files.verify(dev) if r.name == "000007.sst"]
+    assert report.ok is ok
+    if not ok:
+        assert "does not start above the block before it" in report.detail
