@@ -241,13 +241,12 @@ class BTreeEngine(Engine):
         dev = self.device
         with dev.stats.cause("recovery"):
             self.redo.open()
+            fsp.check_flushed_on_disk(self.tablespace, self.redo.checkpoint_lsn)  # before anything is written
             restored = []
             if dev.exists(dw.FILE):
                 area = self.doublewrite or dw.Doublewrite(dev, self.tablespace.block, dev.stats,
                                                           self.options.torn_page_repair, self.tablespace.valid)
                 restored = area.recover(self.tablespace, self.redo.checkpoint_lsn)
-                if self.doublewrite is None and not self.read_only:
-                    dev.delete(dw.FILE)
             self.recovery, undo = replay(self.redo, self.pool, self.pager)
             self.recovery["doublewrite_restored"] = restored
             # The log read back may have been written but never synced (a running engine that failed and is
@@ -261,6 +260,10 @@ class BTreeEngine(Engine):
             self.pager.on_read = self.change_buffer.on_read  # from here on, a leaf read merges its buffered changes
             self._rollback(undo)
             self.pager.release()
+            # Only now, with no damage found, what recovery leaves behind goes: a recovery that fails deletes nothing.
+            self.redo.settle()
+            if self.doublewrite is None and not self.read_only and dev.exists(dw.FILE):
+                dev.delete(dw.FILE)  # opened without doublewrite: its pages were restored above
 
     def _rollback(self, undo: list) -> None:
         """Take back the changes of the batch that did not commit, newest first, from its undo records.

@@ -160,3 +160,12 @@ def check_flushed(buf, checkpoint_lsn: int) -> None:
         raise CorruptionError(f"tablespace.ibd is older than redo-checkpoint: it was last made durable for LSN "
                               f"{flushed}, but the checkpoint is at LSN {checkpoint_lsn} (an older copy of the "
                               f"tablespace, whose later changes the redo log no longer holds)")
+
+
+def check_flushed_on_disk(tablespace, checkpoint_lsn: int) -> None:
+    """``check_flushed`` on page 0 as the tablespace holds it, if it is intact there (before recovery's doublewrite
+    repair writes to the file: an older tablespace is refused before anything is written to it); a torn page 0
+    is left to the doublewrite repair, and checked after it."""
+    raw = tablespace.read_raw(FSP_PAGE)
+    if raw is not None and not pg.is_zero(raw) and tablespace.valid(FSP_PAGE, raw):
+        check_flushed(tablespace.page_of(raw), checkpoint_lsn)

@@ -145,6 +145,8 @@ class RedoLog:
         self._unsynced: list = []  # files written since their last sync
         self._buffer = bytearray()  # the log buffer: groups appended but not yet written to the last file
         self._cp_file = None  # the checkpoint file
+        self.torn: str | None = None  # a newest file whose header never reached the disk: it holds nothing
+        self._tail_cut: int | None = None  # where the last file's intact groups end, before a torn tail
 
     # -- creating and opening --------------------------------------------------------------------------------------
     def create(self, start_lsn: int = 0) -> None:
@@ -167,8 +169,8 @@ class RedoLog:
                 # A header that never reached the disk (the last file, started just before a crash and never
                 # synced) leaves a file holding nothing durable: drop it. Any other bad header is damage.
                 if number == numbered[-1][0] and self.files and torn_header(f) and not holds_synced_groups(f):
-                    if not self.read_only:
-                        self.device.delete(name)
+                    f.close()
+                    self.torn = name  # deleted once recovery has found no damage (discard_torn)
                     continue
                 raise CorruptionError(f"{name} offset 0: bad redo file header")
             if self.files:
@@ -207,7 +209,21 @@ class RedoLog:
                                   f"only (a database made by another minidb: recreate it)")
         return start
 
+    def settle(self) -> None:
+        """Drop what a crash left after the end of the log: delete the newest file if its header was torn
+        (``torn``), cut a torn tail off the last file. Called once recovery has found no damage, and before the
+        log is written again; a recovery that fails changes no redo file. A read-only log changes nothing."""
+        if self.read_only:
+            return
+        if self.torn is not None:
+            self.device.delete(self.torn)
+            self.torn = None
+        if self._tail_cut is not None:
+            self.files[-1][2].truncate(self._tail_cut)  # new groups follow the last intact one
+            self._tail_cut = None
+
     def _new_file(self, number: int, start_lsn: int) -> None:
+        self.settle()  # the torn file's number comes next: the new file must not inherit its bytes
         f = self.device.open(file_name(number), "redo", create=True)
         head = FILE_HEADER.pack(FILE_MAGIC, VERSION, start_lsn)
         head += struct.pack("<I", crc32(head))
@@ -260,9 +276,8 @@ class RedoLog:
                 check_torn_tail(data, pos, lsn, offset, where)
                 end_offset = offset + pos
         self.lsn = lsn
-        f = self.files[-1][2]
-        if end_offset is not None and f.size > end_offset and not self.read_only:
-            f.truncate(end_offset)  # cut the torn tail off, so that new groups follow the last intact one
+        if end_offset is not None and self.files[-1][2].size > end_offset:
+            self._tail_cut = end_offset  # cut off once recovery found no damage, or before the next write (settle)
         # (read-only: groups appended later stay in memory, so what follows the end on disk is never read)
 
     # -- writing ---------------------------------------------------------------------------------------------------
@@ -272,6 +287,7 @@ class RedoLog:
         ``group`` is a writable buffer: GROUP.size bytes left free for the header, then the body (the records,
         ending with COMMIT or CONTINUE). The header is filled in here.
         """
+        self.settle()
         body = memoryview(group)[GROUP.size:]
         number, start, f = self.files[-1]
         size = f.size + len(self._buffer)

@@ -168,6 +168,8 @@ class VersionSet:
         self.manifest_size += len(data)
         self.writer.commit(block_offset)
         self.apply(edit, num_levels)
+        if self.wal is not None:
+            self.wal.mark(self.manifest_number, self.manifest_size)  # the WAL vouches for this edit (wal_chain.py)
 
     def write_new_manifest(self) -> None:
         """Start a new MANIFEST holding a snapshot of the state, point CURRENT to it, delete the old one."""
@@ -191,6 +193,8 @@ class VersionSet:
         self.file, self.writer, self.manifest_number, self.manifest_size = f, writer, number, len(data)
         writer.commit(block_offset)
         self.broken = False
+        if self.wal is not None:
+            self.wal.mark(number, len(data))
         if old and self.device.exists(manifest_name(old)):
             self.device.delete(manifest_name(old))
 

@@ -23,7 +23,9 @@ the WAL was started. Each WAL thus vouches for the one before it and for the MAN
 a WAL that is missing, cut, emptied, extended, swapped or replaced by an older copy, and a MANIFEST cut or rolled
 back, from the headers of the WALs that follow. The header is written and synced when the WAL is created (one small
 append and one sync per WAL), so that the WAL exists durably from its start and the MANIFEST's next edit can
-require it; on a full disk the header waits for the first batch's append.
+require it; on a full disk the header waits for the first batch's append. After every MANIFEST edit the WAL being
+written gets a **mark** (``ManifestMark``: the MANIFEST's number and size with that edit), one small append synced
+with the next batch, so that edits made since the WAL started are vouched for too.
 
 **Recovery** reads the WALs in order and applies their records. A crash can leave the tail of the last WAL torn
 (sectors of unsynced writes lost): nothing after it was promised. Damage anywhere else is corruption of synced
@@ -83,6 +85,34 @@ class WalHeader:
         return cls(*_HEADER.unpack(payload)[1:])
 
 
+_MARK = struct.Struct("<8sQQ")
+_MARK_MAGIC = b"MDBMARK2"  # like the header's, never the start of a batch
+
+
+@dataclass(frozen=True)
+class ManifestMark:
+    """A record saying the MANIFEST had this size (every edit up to there synced) when it was written."""
+
+    manifest: int  # the MANIFEST's number
+    manifest_size: int  # its size in bytes
+
+    def encode(self) -> bytes:
+        """The record's payload."""
+        return _MARK.pack(_MARK_MAGIC, self.manifest, self.manifest_size)
+
+    @classmethod
+    def decode(cls, payload: bytes) -> ManifestMark | None:
+        """The mark ``payload`` holds, or None if it is not a mark."""
+        if len(payload) != _MARK.size or payload[:8] != _MARK_MAGIC:
+            return None
+        return cls(*_MARK.unpack(payload)[1:])
+
+
+def is_batch(payload: bytes) -> bool:
+    """Whether a WAL record's ``payload`` is a write batch, not a header or a mark."""
+    return WalHeader.decode(payload) is None and ManifestMark.decode(payload) is None
+
+
 class WalWriter:
     """Appends batch payloads to one new WAL file under a sync policy; see the module docstring.
 
@@ -128,8 +158,9 @@ class WalWriter:
         self.writer.commit(block_offset)
         self._pending = None
 
-    def append(self, payload: bytes, last_seq: int) -> None:
-        """Append one batch (its last sequence number is ``last_seq``) and sync as the policy says.
+    def append(self, payload: bytes, last_seq: int, batch: bool = True) -> None:
+        """Append one batch (its last sequence number is ``last_seq``) and sync as the policy says (``batch``
+        False: a mark, which the sync policy does not count).
 
         Raises OSError if the batch could not be written (or made durable as the policy requires); the error's
         ``record_kept`` attribute is True in the one case the record nevertheless stayed in the file.
@@ -157,6 +188,8 @@ class WalWriter:
         self.size += len(data)
         self.writer.commit(block_offset)
         self._pending = None
+        if not batch:
+            return
         self.unsynced += 1
         if self._sync_due():
             try:
@@ -172,6 +205,14 @@ class WalWriter:
                 except OSError:
                     exc.record_kept = True
                 raise exc
+
+    def mark(self, manifest: int, size: int) -> None:
+        """Append a ``ManifestMark`` (synced with the next batch, or when the WAL is closed); a full disk only
+        leaves the mark out (it adds evidence, it holds no data)."""
+        try:
+            self.append(ManifestMark(manifest, size).encode(), self.synced_seq, batch=False)
+        except OSError:
+            pass
 
     def _sync_due(self) -> bool:
         if self.sync_policy == "write":
@@ -213,6 +254,15 @@ class WalLog:
             return None
         return WalHeader.decode(first.payload)
 
+    def manifest_marks(self) -> list[tuple[int, int]]:
+        """(MANIFEST number, size) its header and its intact marks record, in file order."""
+        out = [(self.header.manifest, self.header.manifest_size)] if self.header is not None else []
+        for event in self.events:
+            mark = None if isinstance(event, Drop) else ManifestMark.decode(event.payload)
+            if mark is not None:
+                out.append((mark.manifest, mark.manifest_size))
+        return out
+
     @property
     def first_is_batch(self) -> bool:
         """Its first record, intact at offset 0, is a batch: no header (an older format, or damage)."""
@@ -233,7 +283,7 @@ def read_wals(device, numbers: list[int]) -> list[WalLog]:
             f.close()
         events = scan(data)
         for event in events:
-            if not isinstance(event, Drop) and WalHeader.decode(event.payload) is None:
+            if not isinstance(event, Drop) and is_batch(event.payload):
                 seq, count, _ = batch_header(event.payload)
                 if seq + count > MAX_SEQUENCE:
                     raise CorruptionError(f"WAL {name} offset {event.start}: sequence numbers {seq}+{count} are "
@@ -254,10 +304,10 @@ def replay(logs: list[WalLog], apply, mode: str = DEFAULT, synced: dict[int, int
     """
     report = ReplayReport(mode)
     synced = synced or {}
-    events = []  # (WAL number, file name, event, in the last WAL?) in log order, headers left out
+    events = []  # (WAL number, file name, event, in the last WAL?) in log order, headers and marks left out
     for i, log in enumerate(logs):
         for event in log.events:
-            if isinstance(event, Drop) or WalHeader.decode(event.payload) is None:
+            if isinstance(event, Drop) or is_batch(event.payload):
                 events.append((log.number, log.name, event, i == len(logs) - 1))
     # later_synced[i]: the largest ``synced`` field of the records after event i (what the writer had made
     # durable by the time it wrote them).

@@ -9,9 +9,9 @@ field), and recovery checks the files against each other before it replays a rec
   WAL started (it was synced in full then and never grows again). A predecessor that every family still needs
   (numbered at or above the smallest log number) must be there, with exactly that size; a WAL holding records
   that no successor names is not in the chain;
-* **each WAL vouches for the MANIFEST**: its header names the MANIFEST in use when it started and that file's size.
-  The MANIFEST CURRENT names must be that one or a newer one (else CURRENT was rolled back), and hold at least
-  that many intact bytes (else edits were cut off);
+* **each WAL vouches for the MANIFEST**: its header names the MANIFEST in use when it started and that file's
+  size, and a mark after each later edit the size with that edit. The MANIFEST CURRENT names must be that one or a
+  newer one (else CURRENT was rolled back), and hold at least that many intact bytes (else edits were cut off);
 * **the MANIFEST vouches for the newest WAL**: its last edit names the WAL being written and the bytes of it
   synced by then (after RocksDB's ``track_and_verify_wals_in_manifest``, whose ``WalSet::CheckWals`` requires a
   tracked WAL to exist with at least its synced size). That WAL must be there, that long (unless none of it was
@@ -65,7 +65,7 @@ def check(logs: list[WalLog], expected: Expected) -> dict[int, int]:
             continue  # holds nothing, not even its header: nothing in it can be lost
         if header is not None:
             _check_predecessor(log, previous, by_number, expected.oldest)
-            _check_manifest(log, expected)
+        _check_manifest(log, expected)
         previous = log
     synced = {}
     if expected.tracked is not None and expected.tracked[0] >= expected.oldest:
@@ -100,13 +100,13 @@ def _check_predecessor(log: WalLog, previous: WalLog | None, by_number: dict, ol
 
 
 def _check_manifest(log: WalLog, expected: Expected) -> None:
-    """The MANIFEST in use is the one ``log`` started under or a newer one, and no shorter than it was then."""
-    header = log.header
+    """The MANIFEST in use is the one ``log``'s header and marks name, or a newer one, and no shorter than they say."""
     current = manifest_name(expected.manifest)
-    if header.manifest > expected.manifest:
-        raise CorruptionError(f"CURRENT names {current}, but WAL {log.name} was started while "
-                              f"{manifest_name(header.manifest)} was in use: CURRENT was rolled back")
-    if header.manifest == expected.manifest and header.manifest_size > expected.manifest_bytes:
-        raise CorruptionError(f"{current} holds {expected.manifest_bytes} bytes of intact edits, but WAL {log.name} "
-                              f"was started when it held {header.manifest_size}: the MANIFEST was cut or replaced by "
-                              f"an older copy")
+    for number, size in log.manifest_marks():
+        if number > expected.manifest:
+            raise CorruptionError(f"CURRENT names {current}, but WAL {log.name} was written while "
+                                  f"{manifest_name(number)} was in use: CURRENT was rolled back")
+        if number == expected.manifest and size > expected.manifest_bytes:
+            raise CorruptionError(f"{current} holds {expected.manifest_bytes} bytes of intact edits, but WAL "
+                                  f"{log.name} was written when it held {size}: the MANIFEST was cut or replaced by "
+                                  f"an older copy")

@@ -79,6 +79,10 @@ def verify(path) -> tuple[str, list[FileReport]]:
     if engine is None:
         raise ValueError(f"{os.fspath(path)} holds no minidb database files")
     reports = engines.get(engine).verify_files(dev)
+    for entry in os.scandir(path):  # (load reads files only)
+        if not entry.is_file() and engines.detect([entry.name]) is not None:
+            reports.append(FileReport(entry.name, False, "a directory (or other non-file) where a database file "
+                                                         "should be"))
     return engine, merge_findings(reports, engine_check(dev, engine))
 
 

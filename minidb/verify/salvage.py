@@ -32,7 +32,7 @@ from ..lsm.log_reader import Drop, scan
 from ..lsm.memtable import MemTable
 from ..lsm.table_reader import TableReader
 from ..lsm.version_edit import VersionEdit
-from ..lsm.wal import WalHeader
+from ..lsm.wal import is_batch
 from ..lsm.write_batch import apply_batch
 
 MAX_COLUMN_FAMILIES = 256  # memtables made for WAL records of unknown families
@@ -109,8 +109,8 @@ def salvage_lsm(dev, out: Salvaged) -> None:
             if isinstance(event, Drop):
                 out.lost.append(f"{name} offset {event.offset}: {event.reason} (the record there is lost)")
                 continue
-            if WalHeader.decode(event.payload) is not None:
-                continue  # the WAL's header: it holds no rows
+            if not is_batch(event.payload):
+                continue  # the WAL's header or a mark: no rows
             try:
                 apply_batch(event.payload, memtables)
             except CorruptionError as exc:

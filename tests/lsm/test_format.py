@@ -101,6 +101,11 @@ def test_wal_layout():
     assert header[:8] == b"MDBWALH2"
     assert fields == [int(name[:-4]), 0, 0, int(manifest[9:]), manifest_size]  # itself, no predecessor
     log = log[7 + 48:]
+    for _ in ("a", "b"):  # a mark after each keyspace's MANIFEST edit: the MANIFEST's number and new size
+        assert int.from_bytes(log[4:6], "little") == 24 and log[7:15] == b"MDBMARK2"
+        assert int.from_bytes(log[15:23], "little") == int(manifest[9:])
+        assert manifest_size < int.from_bytes(log[23:31], "little") <= dev.size(manifest)
+        log = log[31:]
     crc, length, ftype = int.from_bytes(log[:4], "little"), int.from_bytes(log[4:6], "little"), log[6]
     payload = log[7:7 + length]
     assert ftype == 1 and zlib.crc32(log[6:7] + payload) == crc  # one FULL fragment
