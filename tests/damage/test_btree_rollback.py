@@ -12,14 +12,7 @@ from minidb.crc import crc32
 from minidb.errors import CorruptionError
 
 from btree.helpers import contents, small_engine
-from damage.test_logs import batch, poke_new, read
-
-
-def put(dev, name, data):
-    """Replace file ``name`` with ``data``, durably."""
-    if dev.exists(name):
-        dev.delete(name)
-    poke_new(dev, name, data)
+from damage.test_logs import batch, read, replace
 
 
 def files(dev):
@@ -63,7 +56,7 @@ def test_an_older_tablespace_after_a_clean_close_is_refused(options):
     for i in range(20, 60):
         engine.write(batch(i))
     engine.close()
-    put(dev, "tablespace.ibd", old)
+    replace(dev, "tablespace.ibd", old)
     refused(dev, "tablespace.ibd is older than redo-checkpoint", **options)
 
 
@@ -77,7 +70,7 @@ def test_an_older_copy_of_the_newest_redo_file_against_a_newer_checkpoint_is_ref
         engine.write(batch(i))
     engine.flush()  # a checkpoint past the older copy's end
     dev.crash()
-    put(dev, name, old)
+    replace(dev, name, old)
     refused(dev, f"{name}: holds {len(old)} bytes, but the checkpoint LSN", redo_log_bytes=64 << 20)
 
 
@@ -98,7 +91,7 @@ def test_a_page_newer_than_the_end_of_the_log_is_refused_when_read():
     page[8:16] = (end + 1000).to_bytes(8, "little")
     pg.stamp_checksum(page)
     data[leaf * 4096:(leaf + 1) * 4096] = page
-    put(dev, "tablespace.ibd", bytes(data))
+    replace(dev, "tablespace.ibd", bytes(data))
     refused(dev, f"page {leaf}: LSN {end + 1000} is past the end of the redo log ({end})")
 
 
@@ -131,7 +124,7 @@ def craft(dev, name, which, change):
     unsynced = struct.unpack_from("<I", data, pos + 20)[0] & 0x7FFFFFFF
     struct.pack_into("<I", data, pos + 4, len(body))
     struct.pack_into("<II", data, pos + 16, crc32(bytes(body)), unsynced | (0x80000000 if body[-1] == 255 else 0))
-    put(dev, name, bytes(data[:pos + GROUP.size + len(body)]) + bytes(data[pos + GROUP.size + n:]))
+    replace(dev, name, bytes(data[:pos + GROUP.size + len(body)]) + bytes(data[pos + GROUP.size + n:]))
 
 
 @pytest.mark.parametrize("which", [-1, -3])
@@ -144,7 +137,7 @@ def test_commit_turned_to_continue_with_its_crc_recomputed_is_refused(which):
     data = bytearray(data)
     data[pos + GROUP.size + n - 1] = 254
     struct.pack_into("<I", data, pos + 16, crc32(bytes(data[pos + GROUP.size:pos + GROUP.size + n])))
-    put(dev, name, bytes(data))
+    replace(dev, name, bytes(data))
     refused(dev, name)
 
 
@@ -192,7 +185,7 @@ def test_a_checkpoint_naming_another_page_size_is_corruption_and_a_wrong_option_
     for block in (0, 512):
         struct.pack_into("<I", data, block + 24, 8192)
         struct.pack_into("<I", data, block + 28, crc32(bytes(data[block:block + 28])))
-    put(dev, "redo-checkpoint", bytes(data))
+    replace(dev, "redo-checkpoint", bytes(data))
     with pytest.raises(CorruptionError, match="redo-checkpoint names 8192-byte pages"):
         small_engine(dev, page_size=4096, **bigger)  # not the caller's mistake: page 0 says 4096
     with pytest.raises(CorruptionError, match="tablespace.ibd page 0"):

@@ -12,6 +12,8 @@ from minidb.lsm.version_edit import FORMAT, VersionEdit
 from minidb.lsm.wal import WalHeader
 from minidb.storage import SimDevice
 
+from damage.test_logs import read, replace
+
 # Keyspace "u" lives in cf1, whose memtable never fills here: every WAL since the first stays live.
 OPTIONS = dict(memtable_bytes=2048, block_size=256, max_bytes_for_level_base=8192, target_file_size_base=2048,
                level0_file_num_compaction_trigger=2, wal_sync="write", column_families={"cf1": {"memtable_bytes":
@@ -44,23 +46,6 @@ def contents(db):
 
 def wals(dev):
     return sorted(n for n in dev.list() if n.endswith(".log"))
-
-
-def read(dev, name):
-    f = dev.open(name, kind="wal")
-    try:
-        return f.read(0, f.size)
-    finally:
-        f.close()
-
-
-def replace(dev, name, data):
-    if dev.exists(name):
-        dev.delete(name)
-    f = dev.open(name, kind="wal", create=True)
-    f.write(0, data)
-    f.sync()
-    f.close()
 
 
 def refused(dev, match):

@@ -332,3 +332,10 @@ def poke_new(dev, name, data):
     f.write(0, data)
     f.sync()
     f.close()
+
+
+def replace(dev, name, data):
+    """Replace file ``name`` (if any) by one holding ``data``, durably."""
+    if dev.exists(name):
+        dev.delete(name)
+    poke_new(dev, name, data)
