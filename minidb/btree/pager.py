@@ -20,9 +20,10 @@ Every read and write is tagged with the keyspace the page belongs to, so IOStats
 
 **Checks on reading.** A page number read from another page (a child, a sibling, the free list) or from the redo
 log is trusted only below page 0's page count (``check_page_number``): past it lies no page, and a frame for it would
-grow the pool's page table without bound. A page read from the tablespace whose LSN is past the end of the redo log
-(``check_lsn``, on except while recovery replays) was written after changes the log no longer holds:
-``CorruptionError``, as InnoDB reports a page "in the future".
+grow the pool's page table without bound. A page read from the tablespace whose LSN is past the end of the log
+recovery replayed (``recovered_lsn``), and that this engine has not written since, was written after changes the
+log no longer holds: ``CorruptionError``, as InnoDB reports a page "in the future". (The end of the log itself moves
+on as soon as recovery's rollback logs its changes, so it cannot be the bound.)
 
 **Compressed tablespaces** (page_zip.pyx): a page read is its compressed image, expanded into the frame, and the
 image stays with the frame as its compressed copy (``frame.zip``); a page written is that copy's image, one key
@@ -76,7 +77,8 @@ class Pager:
         self.zip_only: OrderedDict[int, bytes] = OrderedDict()  # page -> image kept after its frame left, oldest first
         self.zip_only_hits = 0  # accesses served by expanding a kept compressed copy (no read)
         self.page_count = 0  # page 0's page count when last looked at (check_page_number)
-        self.check_lsn = True  # a page read with an LSN past the end of the log is damage (off during replay)
+        self.recovered_lsn: int | None = 0  # the end of the log recovery replayed (None while it replays)
+        self.written = bytearray()  # bit n: this engine wrote page n to the tablespace (it may be newer than that)
 
     # -- access -------------------------------------------------------------------------------------------------------
     def fetch(self, page_no: int, tag: str):
@@ -95,10 +97,10 @@ class Pager:
                 self.make_room()
                 with self.stats.tag(tag):
                     buf, zip_copy = self.tablespace.read_frame(page_no)
-                if self.check_lsn:
+                if self.recovered_lsn is not None and not self._wrote(page_no):
                     lsn = _LSN.unpack_from(buf, pg.LSN_OFFSET)[0]
-                    if lsn > self.redo.lsn:
-                        raise CorruptionError(future_page(page_no, lsn, self.redo.lsn))
+                    if lsn > self.recovered_lsn:
+                        raise CorruptionError(future_page(page_no, lsn, self.recovered_lsn))
                 self.pages_read += 1
                 frame = self.pool.add(page_no, buf, True)
             self._attach(frame, zip_copy)
@@ -197,6 +199,16 @@ class Pager:
         """Write dirty frames back (write-ahead rule, doublewrite, home writes) and mark them clean."""
         self.write_now([f for f in frames if f.dirty])
 
+    def _mark_written(self, page_no: int) -> None:
+        byte = page_no >> 3
+        if byte >= len(self.written):
+            self.written.extend(bytes(byte + 1 - len(self.written)))
+        self.written[byte] |= 1 << (page_no & 7)
+
+    def _wrote(self, page_no: int) -> bool:
+        byte = page_no >> 3
+        return byte < len(self.written) and bool(self.written[byte] >> (page_no & 7) & 1)
+
     def stamp_flushed(self, lsn: int) -> None:
         """Write page 0 with flushed LSN ``lsn`` (fsp.py): a checkpoint's last page write."""
         fsp.stamp_flushed(self, lsn)
@@ -232,4 +244,5 @@ class Pager:
                 self.tablespace.sync()
             for f in chunk:
                 self.pool.cleaned(f)
+                self._mark_written(f.page_no)
             self.pages_written += len(chunk)

@@ -29,8 +29,8 @@ Replay's work is bounded by the bytes it reads: each record moves the decoder fo
 
 **Rollback of files.** Once the log is replayed, its end is the newest change the database has made durable:
 a page whose LSN is past it was written after changes this log no longer holds (redo files cut short or replaced
-by older copies), so every page in the pool is checked now and every page read from then on (``Pager``), and is
-``CorruptionError`` if its LSN is in the future. The tablespace itself must be at least as new as the checkpoint:
+by older copies), so every page in the pool is checked now, and every page read from then on that the engine has
+not written since (``Pager``), and is ``CorruptionError`` if its LSN is in the future. The tablespace itself must be at least as new as the checkpoint:
 page 0 records the checkpoint LSN each checkpoint made the tablespace durable for (fsp.py, ``flushed LSN``).
 """
 
@@ -57,7 +57,7 @@ def replay(redo, pool, pager) -> tuple[dict[str, int], list]:
     # A fuzzy checkpoint may fall inside a batch that ended before it was taken (its first pages were written, its
     # later ones not): until the first COMMIT, a rollback's UNDONE may count undo records from before the checkpoint.
     seen_commit = False
-    pager.check_lsn = False  # pages read during replay may be newer than the position replay has reached
+    pager.recovered_lsn = None  # pages read during replay may be newer than the position replay has reached
     fsp.check_flushed(pager.fetch(fsp.FSP_PAGE, "__fsp").buf, redo.checkpoint_lsn)
     for start, end, body in redo.read_groups():
         groups += 1
@@ -109,7 +109,7 @@ def replay(redo, pool, pager) -> tuple[dict[str, int], list]:
         pages.update(f.page_no for f in changed)
         pager.release()
     _check_no_future_pages(pool, redo.lsn)
-    pager.check_lsn = True
+    pager.recovered_lsn = redo.lsn
     return {"groups": groups, "records": records, "records_applied": applied, "pages": len(pages)}, undo
 
 
