@@ -17,6 +17,9 @@ Anything else without a checkpoint raises ``NotADatabaseError`` naming the devic
 The page size is fixed when a database is created and recorded twice, in the checkpoint blocks and in page 0.
 Opening with another ``page_size`` is the caller's mistake (``ValueError``) when both say the same other size; a
 checkpoint naming a size page 0 does not confirm is damage (``check_page_size``).
+
+What a database was created with, its page size (recorded in the checkpoint) and key block size (in page 0), is
+read by ``btree_format_of``: a copy of the database reopens with these (``minidb repair``).
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from . import doublewrite as dw
 from . import page as pg
 from . import tablespace as ts
 from .fsp import FIRST_FREE_PAGE, OFF_PAGE_SIZE, read_u32
-from .redo_log import CHECKPOINT_FILE, FILE_HEADER_SIZE, GROUP, GROUP_MAGIC, file_name
+from .options import DEFAULT_PAGE_SIZE
+from .redo_log import CHECKPOINT_FILE, FILE_HEADER_SIZE, GROUP, GROUP_MAGIC, file_name, read_checkpoint
 
 FIRST_REDO = file_name(1)
 CREATION_FILES = (ts.FILE, dw.FILE, FIRST_REDO, CHECKPOINT_FILE + ".tmp")  # what a creation writes before it
@@ -95,3 +99,19 @@ def check_page_size(device, recorded: int, page_size: int) -> None:
                              f"{recorded}-byte pages (the page size is fixed when a database is created)")
     raise CorruptionError(f"redo-checkpoint names {recorded}-byte pages, which page 0 of {ts.FILE} does not "
                           f"confirm (opened with page_size {page_size}): a damaged checkpoint")
+
+
+def btree_format_of(dev) -> dict:
+    """The page size and key block size (None: not compressed) the B+tree on ``dev`` was created with."""
+    page_size = page_size_of(dev)
+    key_block_size = ts.Tablespace(dev, page_size).key_block_size if dev.exists(ts.FILE) else None
+    return {"page_size": page_size, "key_block_size": key_block_size}
+
+
+def page_size_of(dev) -> int:
+    """The page size the B+tree checkpoint records (the default if the checkpoint is unreadable)."""
+    try:
+        cp = read_checkpoint(dev)
+    except CorruptionError:
+        cp = None
+    return cp.page_size if cp is not None and cp.page_size in pg.PAGE_SIZES else DEFAULT_PAGE_SIZE

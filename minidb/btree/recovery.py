@@ -30,8 +30,9 @@ Replay's work is bounded by the bytes it reads: each record moves the decoder fo
 **Rollback of files.** Once the log is replayed, its end is the newest change the database has made durable:
 a page whose LSN is past it was written after changes this log no longer holds (redo files cut short or replaced
 by older copies), so every page in the pool is checked now, and every page read from then on that the engine has
-not written since (``Pager``), and is ``CorruptionError`` if its LSN is in the future. The tablespace itself must be at least as new as the checkpoint:
-page 0 records the checkpoint LSN each checkpoint made the tablespace durable for (fsp.py, ``flushed LSN``).
+not written since (``Pager``), and is ``CorruptionError`` if its LSN is in the future. The tablespace itself must
+be at least as new as the checkpoint: page 0 records the checkpoint LSN each checkpoint made the tablespace durable
+for (fsp.py, ``flushed LSN``).
 """
 
 from __future__ import annotations

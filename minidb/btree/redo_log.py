@@ -51,6 +51,7 @@ sequence number wins, so a torn write of one block leaves the other. The file's 
 from __future__ import annotations
 
 import struct
+from typing import NamedTuple
 
 from ..crc import crc32  # zlib's CRC-32, computed faster: a group body is every byte of redo
 from ..errors import CorruptionError, NoSpaceError
@@ -60,7 +61,7 @@ from .options import sync_mode
 
 class RedoWriteError(OSError):
     """A write to the redo log failed for another reason than a full disk (which raises the device's
-    ``NoSpaceError``). InnoDB cannot go on without its log and aborts; the engine stops (see engine.py)."""
+    ``NoSpaceError``). InnoDB cannot go on without its log and aborts; the engine stops (see failures.py)."""
 
     redo_write_failed = True  # (the mark the engine looks for; see _raise_write_failed)
 
@@ -104,9 +105,17 @@ def _file_number(name: str) -> int | None:
     return None
 
 
-def read_checkpoint(device) -> tuple[int, int, int] | None:
-    """(sequence, checkpoint LSN, page size) from the newest valid checkpoint block; None if there is no
-    checkpoint file (no database); CorruptionError if the file exists but no block is valid."""
+class Checkpoint(NamedTuple):
+    """What a checkpoint block records (``CHECKPOINT``, after its magic)."""
+
+    seq: int  # the block's sequence number: of the two blocks, the one with the higher is the newer
+    lsn: int  # the checkpoint LSN: every change below it is in the tablespace, recovery starts here
+    page_size: int  # the database's page size, fixed when it was created
+
+
+def read_checkpoint(device) -> Checkpoint | None:
+    """The newest valid checkpoint block; None if there is no checkpoint file (no database); CorruptionError if the
+    file exists but no block is valid."""
     if not device.exists(CHECKPOINT_FILE):
         return None
     f = device.open(CHECKPOINT_FILE, "redo")
@@ -119,8 +128,8 @@ def read_checkpoint(device) -> tuple[int, int, int] | None:
         magic, seq, lsn, page_size = CHECKPOINT.unpack_from(block)
         (crc,) = struct.unpack_from("<I", block, CHECKPOINT.size)
         if magic == CHECKPOINT_MAGIC and crc == crc32(block[:CHECKPOINT.size]):
-            if best is None or seq > best[0]:
-                best = (seq, lsn, page_size)
+            if best is None or seq > best.seq:
+                best = Checkpoint(seq, lsn, page_size)
     if best is None:
         raise CorruptionError(f"{CHECKPOINT_FILE}: neither checkpoint block is valid")
     return best
@@ -418,7 +427,7 @@ def last_commit(device) -> int | None:
         cp = read_checkpoint(device)
     except CorruptionError:
         cp = None
-    found = cp[1] if cp is not None else None
+    found = cp.lsn if cp is not None else None
     lsn = None  # where the next group must start
     numbered = sorted((n, name) for name in device.list("redo-") if (n := _file_number(name)) is not None)
     for _, name in numbered:

@@ -92,7 +92,7 @@ def test_an_older_copy_of_a_wal_with_a_successor_is_named():
     dev = SimDevice()
     db = open_lsm(dev, **OPTIONS)
     db.write(batch(0))
-    first = db.wal.name
+    first = db.wal_files.writer.name
     old = dev.durable_bytes(first)  # after one batch; it took more before its successor started
     for i in range(1, 30):
         db.write(batch(i))
