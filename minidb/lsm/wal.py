@@ -87,6 +87,7 @@ class WalHeader:
 
 _MARK = struct.Struct("<8sQQ")
 _MARK_MAGIC = b"MDBMARK2"  # like the header's, never the start of a batch
+MARK_TAG = "manifest-mark"  # the IO tag of marks: writes that a full disk only leaves out (``WalWriter.mark``)
 
 
 @dataclass(frozen=True)
@@ -210,7 +211,8 @@ class WalWriter:
         """Append a ``ManifestMark`` (synced with the next batch, or when the WAL is closed); a full disk only
         leaves the mark out (it adds evidence, it holds no data)."""
         try:
-            self.append(ManifestMark(manifest, size).encode(), self.synced_seq, batch=False)
+            with self.file.device.stats.tag(MARK_TAG):
+                self.append(ManifestMark(manifest, size).encode(), self.synced_seq, batch=False)
         except OSError:
             pass
 
