@@ -8,6 +8,8 @@ from minidb import scales
 from minidb.experiments import claims
 from minidb.experiments import f3_memory_sweep as f3
 
+from results_csv import assert_written_whole
+
 
 @pytest.fixture(scope="module")
 def tiny():
@@ -89,3 +91,7 @@ def test_the_btree_rise_claim_gives_its_reason_where_it_falls_short(tiny):
     rise = [c for c in f3.claims(tiny) if "throughput rises 4x" in c.claim]
     assert len(rise) == 1 and rise[0].must_hold == () and rise[0].reason == f3.BTREE_RISE_CAPPED
     assert rise[0].holds == (rise[0].ours >= 4)
+
+
+def test_the_experiment_command_writes_every_row_to_one_csv(tiny, tmp_path):
+    assert_written_whole(tiny, tmp_path / "f3.csv")
