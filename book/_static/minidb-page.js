@@ -13,10 +13,10 @@
   // shows only while it is wider. A box that scrolls can take the keyboard's focus, so that a reader without a
   // mouse can scroll it too, and says what it is.
   function scrollNotes() {
-    document.querySelectorAll(".minidb-scroll").forEach(function (box) {
+    document.querySelectorAll(".minidb-scroll").forEach(function (box, i) {
       var wider = box.scrollWidth > box.clientWidth + 1;
       box.classList.toggle("minidb-overflowing", wider);
-      focusable(box, wider, "Wide table, scrolls sideways");
+      focusable(box, wider, "Wide table " + (i + 1) + " of the page, scrolls sideways");  // each region a name of its own
     });
   }
 
@@ -45,7 +45,7 @@
       box.setAttribute("tabindex", "0");
       if (label) { box.setAttribute("role", "region"); box.setAttribute("aria-label", label); }
     } else {
-      box.removeAttribute("tabindex");
+      ["tabindex", "role", "aria-label"].forEach(function (name) { box.removeAttribute(name); });
     }
   }
 

@@ -27,6 +27,7 @@ NOTE_CLASS = "minidb-scroll-note"  # the line saying so, shown only when the tab
 SCROLL_NOTE = "The table is wider than the page: scroll it sideways."
 MAX_DECIMALS = 6  # the most decimals a column is printed with
 MISSING = "\u2013"  # how a missing value is printed
+INDEX_NAME = "row"  # what an unnamed header cell above the row labels says, to a screen reader only
 
 
 def html(frame: pd.DataFrame, index: bool = True) -> str:
@@ -37,6 +38,11 @@ def html(frame: pd.DataFrame, index: bool = True) -> str:
     # the book's class alone: Jupyter's style of "dataframe" tables (and a border attribute) is not the book's
     table = re.sub(r'<table[^>]*class="dataframe ([^"]*)"[^>]*>', r'<table class="\1">', table, count=1)
     table = table.replace('<tr style="text-align: right;">', "<tr>")
+    # the corner above the row labels (a header row's empty first cell) says what they are to a screen reader: an
+    # empty header cell says nothing; the empty cells after a named index's name, under the columns, stay empty
+    head, body = table.split("<tbody>", 1)
+    head = re.sub(r"(<tr>\s*)<th></th>", rf'\1<th><span class="visually-hidden">{INDEX_NAME}</span></th>', head)
+    table = head + "<tbody>" + body
     # a long column name may break after an underscore (the text is escaped already: '_' is no part of an entity)
     table = re.sub(r"(<th[^>]*>)(.*?)(</th>)", lambda m: m[1] + m[2].replace("_", "_<wbr>") + m[3], table,
                    flags=re.S)

@@ -40,6 +40,16 @@ def test_the_table_is_the_books_scrolls_when_wide_and_breaks_long_column_names()
     assert f'<p class="{tables.NOTE_CLASS}">{tables.SCROLL_NOTE}</p>' in html, "saying it scrolls, when it does"
     assert "foreground_<wbr>reads_<wbr>per_<wbr>op" in html
     assert 'border="1"' not in html and "dataframe" not in html
+    assert "<th></th>" not in html, "the corner above the row labels is named"
+
+
+def test_only_the_corner_above_the_row_labels_is_named():
+    frame = pd.DataFrame({"reads": [1, 2]}, index=pd.Index(["btree", "lsm"], name="engine"))
+    head = tables.html(frame).split("<tbody>")[0]
+    corner = f'<th><span class="visually-hidden">{tables.INDEX_NAME}</span></th>'
+    rows = [re.findall(r"<th[^>]*>.*?</th>", row, re.S) for row in head.split("<tr>")[1:]]
+    assert rows == [[corner, "<th>reads</th>"], ["<th>engine</th>", "<th></th>"]], \
+        "the named index's row keeps its empty cell under the column"
 
 
 def test_enable_shows_every_frame_a_cell_returns_as_the_book_does():
