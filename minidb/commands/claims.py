@@ -14,7 +14,7 @@ import argparse
 import importlib
 import sys
 
-from .. import experiments, scale as scales
+from .. import experiments, scales
 from ..experiments import claims as claims_mod
 from .experiment import available, resolve
 

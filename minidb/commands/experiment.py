@@ -19,7 +19,7 @@ import re
 import sys
 from pathlib import Path
 
-from .. import experiments, scale as scales
+from .. import experiments, scales
 from ..experiments import executors
 from . import output_file
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-SCALES = ("tiny", "small", "large")  # the scales a claim may be required to hold at (minidb.scale's presets)
+SCALES = ("tiny", "small", "large")  # the scales a claim may be required to hold at (minidb.scales's presets)
 COLUMNS = ("claim", "published", "ours", "band", "holds", "reason")  # verdict()'s columns, in order
 
 

@@ -22,15 +22,15 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import data, engines
-from .. import scale as scales
+from .. import scales
 from ..storage.models import gp2, io1
-from ..workloads import tpcc
+from ..workloads import DataSetup, RunSetup, tpcc
 from ..workloads.tpcc import estimated_db_bytes
+from .calibration import calibrated_server
 from .claims import Claim, at_most, between, within
 from .runner import sweep
 
 ENGINES = engines.NAMES
-PUBLISHED_ENGINES = {"InnoDB": "btree", "MyRocks": "lsm"}  # the seed's engine names -> ours
 INSTANCE = "c5.9xlarge"  # the post's server, a row of its cost table
 # The post's volumes: (volume type, IOPS); its gp2 volume is 3.4 TB, which AWS gives 10,000 IOPS.
 VOLUMES = (("io1", 5000), ("io1", 10000), ("io1", 15000), ("io1", 20000), ("io1", 30000), ("gp2", 10000))
@@ -56,7 +56,7 @@ def volume(volume_type: str, iops: int):
 
 def cache_bytes(warehouses: int, scale: str | None = None, seed: int = 0) -> int:
     """The cache of a run of ``warehouses`` warehouses: the post's 27 GB over InnoDB's 471 GB
-    (``minidb.scale.TPCC``) of the estimated data, at least the B+tree's smallest pool."""
+    (``minidb.scales.TPCC``) of the estimated data, at least the B+tree's smallest pool."""
     fraction = scales.TPCC.cache_fraction["btree"]
     return max(scales.SMALLEST_POOL_BYTES, int(fraction * estimated_db_bytes(warehouses, scale, seed)))
 
@@ -73,8 +73,9 @@ def run_point(engine: str, volume_type: str, iops: int, warehouses: int, transac
     model = volume(volume_type, iops)
     # seed 003: MyRocks with LZ4 on all levels; ValueError naming the engines if unknown
     options = engines.get(engine).supported(compression="lz4")
-    s = tpcc(engine, warehouses=warehouses, transactions=transactions,
-             cache_bytes=cache_bytes(warehouses, scale, seed), seed=seed, device=model, scale=scale, **options).summary
+    setup = RunSetup(DataSetup(engine, scale=scale, seed=seed, engine_options=options),
+                     cache_bytes=cache_bytes(warehouses, scale, seed), device=model, server_model=calibrated_server())
+    s = tpcc(setup, warehouses, transactions).summary
     return {
         "tps": s["ops_per_sec"],
         "bottleneck": s["bottleneck"],
@@ -89,7 +90,7 @@ def run_point(engine: str, volume_type: str, iops: int, warehouses: int, transac
 
 def run(scale: str | None = None, *, warehouses: int | None = None, transactions: int | None = None,
         volumes=VOLUMES, seed: int = 0, executor=None, cache_dir=None, progress: bool = True) -> pd.DataFrame:
-    """Both engines on every volume of ``volumes`` at ``scale`` (default ``minidb.scale.current()``): one row
+    """Both engines on every volume of ``volumes`` at ``scale`` (default ``minidb.scales.current()``): one row
     each, with ``COLUMNS``."""
     scale = scales.current(scale)
     size = scales.tpcc(scale)
@@ -142,7 +143,7 @@ def claims(results: pd.DataFrame) -> list[Claim]:
     held by gp2's bandwidth cap first, the LSM on X IOPS about as fast as the B+tree on 3X, and the LSM cheaper per
     1000 TPS on every volume."""
     pub = published()
-    names = {"btree": "InnoDB", "lsm": "MyRocks"}
+    pub_ours = pub.assign(engine=pub.engine.map(engines.kind_of))  # the published rows under our engines' names
 
     def tps(frame, engine, volume_type, iops):
         return frame[(frame.engine == engine) & (frame.volume_type == volume_type) & (frame.iops == iops)].tps.iloc[0]
@@ -155,7 +156,7 @@ def claims(results: pd.DataFrame) -> list[Claim]:
         return (cost[lsm] / cost[btree]).max()
 
     out = [Claim.check(f"Twice the IOPS buy twice the throughput ({'B+tree' if e == 'btree' else 'LSM'}): TPS on "
-                       "10,000 / 5,000 io1 IOPS", published=doubling(pub, names[e]), ours=doubling(results, e),
+                       "10,000 / 5,000 io1 IOPS", published=doubling(pub_ours, e), ours=doubling(results, e),
                        band=within(2.0, 0.1)) for e in ENGINES]
     out += [
         Claim.check("The B+tree is held by gp2's 160 MB/s before its IOPS run out: TPS on gp2 / io1, both 10,000 IOPS",

@@ -23,18 +23,19 @@
 its load (``fkey_stock_2``, ``fkey_order_line_2 (ol_supply_w_id, ol_i_id)``, ``fkey_history_1`` and ``_2``), whose
 random entries would cost a run some 30% more time; keying and think times; the 90th-percentile response
 time rules; sysbench-tpcc's 10 sets of tables (one set here). At the smaller scales the per-warehouse counts are
-reduced (``minidb.scale``) and the NURand constants A with them, in proportion.
+reduced (``minidb.scales``) and the NURand constants A with them, in proportion.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import scale as scales
+from .. import scales
 from ..schema import Schema
 from ..table import RowLayout
 from .distributions import DIGITS, TextStream, nurand
 from .driver import Driver, WorkloadResult
+from .setup import RunSetup
 
 DISTRICTS = 10  # districts per warehouse (clause 1.2)
 SPEC_CUSTOMERS = 3000  # customers per district in the standard
@@ -44,6 +45,7 @@ SYLLABLES = ("BAR", "OUGHT", "ABLE", "PRI", "PRES", "ESE", "ANTI", "CALLY", "ATI
 START_TIME = 1_514_764_800  # 2018-01-01, the year of seeds 001 and 003: the entry date of the first order
 TRANSACTIONS_PER_STEP = 20  # transactions timed together as one simulation step
 LOAD_ROWS_PER_COMMIT = 1000  # rows per load transaction
+CORES = 28  # seed 001's server: "2 sockets / 28 cores / 56 threads"
 
 SCHEMAS = {
     "warehouse": Schema("warehouse", [("w_id", "int32"), ("w_name", "str"), ("w_address", "str"),
@@ -116,27 +118,23 @@ class Population:
         return int(nurand(rng, self.a_name, 0, self.names - 1, self.c_name))
 
 
-def tpcc(engine="lsm", warehouses: int | None = None, transactions: int | None = None,
-         cache_bytes: int | None = None, seed: int = 0, device="nvme", *, scale: str | None = None, storage=None,
-         clients: int = 16, cores: int = 28, interval: float = 1.0, reference: scales.Reference | None = None,
-         server_model=None, **engine_options) -> WorkloadResult:
-    """Load ``warehouses`` warehouses, then run ``transactions`` New-Order and Payment transactions.
+def tpcc(setup: RunSetup, warehouses: int | None = None, transactions: int | None = None) -> WorkloadResult:
+    """Load ``warehouses`` warehouses, then run ``transactions`` New-Order and Payment transactions (defaults: the
+    setup's scale's).
 
     ``ops`` are transactions (TPS); ``new_orders`` counts committed New-Orders (``new_orders_per_sec`` * 60 is
-    tpmC). 28 cores are seed 001's server. ``reference``: the post configuration the cache and LSM sizes scale
-    from (default: the scale's, ``minidb.scale.TPCC``); ``server_model``: the server's costs (``minidb.sim.server``,
-    default the calibrated model). Other parameters as ``insert_benchmark``.
+    tpmC). The cache and LSM sizes scale from the setup's reference, by default the scale's
+    (``minidb.scales.TPCC``); the cores default to seed 001's server (``CORES``). ``setup`` as ``insert_benchmark``'s.
     """
-    size = scales.tpcc(scale)
+    seed = setup.data.seed
+    size = scales.tpcc(setup.data.scale)
     warehouses = size.warehouses if warehouses is None else int(warehouses)
     transactions = size.transactions if transactions is None else int(transactions)
     if transactions < 1:
         raise ValueError(f"tpcc needs transactions >= 1, got {transactions}")
     rng = np.random.default_rng(seed)
     pop = Population(warehouses, size.items, size.customers_per_district, rng)
-    drv = Driver.sized(engine, _db_bytes(pop), reference or size.reference, cache_bytes, seed=seed, device=device,
-                       storage=storage, clients=clients, cores=cores, interval=interval, engine_options=engine_options,
-                       server_model=server_model)
+    drv = Driver.sized(setup, _db_bytes(pop), size.reference, setup.host(CORES))
     tables = _populate(drv, pop, rng)
     txns = _Transactions(drv, tables, pop, rng)
     kinds = rng.random(transactions) < NEW_ORDER_SHARE
