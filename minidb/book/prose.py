@@ -58,12 +58,25 @@ def compare(ours: float, other: float, *, same: float = SAME) -> str:
 
 
 def verdict(claims: list[Claim]) -> HTML:
-    """The verdict table of ``claims`` as HTML for the page column: claim, published, ours, band, holds."""
+    """The verdict table of ``claims`` as HTML for the page column: claim, published, ours, band, holds; every cell
+    wraps, so the table is never wider than the column and "holds" stays in view."""
     rows = []
     for c in claims:
         published = "" if c.published is None else fmt(c.published)
         holds = "yes" if c.holds else f"<b>no</b>: {html.escape(c.reason)}" if c.reason else "<b>no</b>"
-        cells = [html.escape(c.claim), published, fmt(c.ours), html.escape(c.band.text), holds]
-        rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
+        cells = [_td(html.escape(c.claim)), _td(html.escape(published), _is_number(c.published)),
+                 _td(html.escape(fmt(c.ours)), _is_number(c.ours)), _td(html.escape(c.band.text)), _td(holds)]
+        rows.append(f"<tr>{''.join(cells)}</tr>")
+    cols = "".join(f'<col class="minidb-{kind}">' for kind in ("claim", "figure", "figure", "figure", "holds"))
     head = "".join(f"<th>{h}</th>" for h in ("claim", "published", "ours", "band", "holds"))
-    return HTML(f'<table class="{TABLE_CLASS}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>')
+    return HTML(f'<table class="{TABLE_CLASS}"><colgroup>{cols}</colgroup><thead><tr>{head}</tr></thead>'
+                f'<tbody>{"".join(rows)}</tbody></table>')
+
+
+def _td(content: str, number: bool = False) -> str:
+    """A cell of the verdict table; a figure's cell is right-aligned (its class, ``minidb-number``)."""
+    return f'<td class="minidb-number">{content}</td>' if number else f"<td>{content}</td>"
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)

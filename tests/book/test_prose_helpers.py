@@ -35,4 +35,6 @@ def test_verdict_has_one_row_per_claim_and_says_why_a_claim_does_not_hold():
     assert html.count("<tr>") == 3  # the head and two claims
     assert "reads &lt;b&gt;nothing&lt;/b&gt;" in html  # claims are text, escaped
     assert "<td>yes</td>" in html and "<b>no</b>: IOPS-bound, not CPU-bound" in html
-    assert "<td>1.12</td><td>0.5</td><td>&gt;= 0.75</td>" in html
+    assert '<td class="minidb-number">1.12</td><td class="minidb-number">0.5</td><td>&gt;= 0.75</td>' in html
+    # every column has a width of its own: the table wraps to the column, "holds" stays in view (minidb.css)
+    assert html.count("<col ") == 5 and '<col class="minidb-holds">' in html
