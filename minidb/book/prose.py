@@ -16,6 +16,8 @@ shows the finding's verdict with ``verdict``:
   that does not hold says why in its ``holds`` cell.
 * ``compare(a, b)`` words the relation of two figures ("more than", "less than", "about the same as"), so that a
   sentence holds whichever way a run comes out.
+* ``magnitudes(table)`` is the introduction's "how close are we" table (``minidb.experiments.magnitudes``) as HTML:
+  each published figure, ours, their ratio, within 2x and 1.25x, and a link to the chapter.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from IPython.display import HTML, Markdown
 from ..experiments.claims import Claim, figure
 
 TABLE_CLASS = "minidb-verdict"  # the CSS class book/_static/minidb.css sizes to the text column
+MAGNITUDES_CLASS = "minidb-magnitudes"  # and the magnitude table's own columns
 SAME = 0.1  # two figures within 10% of each other are "about the same"
 
 
@@ -55,6 +58,22 @@ def compare(ours: float, other: float, *, same: float = SAME) -> str:
     if other and abs(ours / other - 1) <= same:
         return "about the same as"
     return "more than" if ours > other else "less than"
+
+
+def magnitudes(table) -> HTML:
+    """The magnitude table (``minidb.experiments.magnitudes.table``'s frame) as HTML for the page column, each row
+    linking to its chapter (a page beside this one in the built book)."""
+    rows = []
+    for r in table.itertuples():
+        ratio = "" if r.ratio != r.ratio else f"{r.ratio:.2f}"
+        link = f'<a href="{html.escape(r.chapter)}.html">{html.escape(r.finding.upper())}</a>'
+        cells = [link, html.escape(r.claim), fmt(r.published), fmt(r.ours), ratio, "yes" if r.within_2x else "<b>no</b>",
+                 "yes" if r.within_1_25x else "<b>no</b>"]
+        rows.append("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
+    head = "".join(f"<th>{h}</th>" for h in ("finding", "claim", "published", "ours", "ours / published",
+                                             "within 2x", "within 1.25x"))
+    return HTML(f'<table class="{TABLE_CLASS} {MAGNITUDES_CLASS}"><thead><tr>{head}</tr></thead>'
+                f'<tbody>{"".join(rows)}</tbody></table>')
 
 
 def verdict(claims: list[Claim]) -> HTML:

@@ -128,6 +128,10 @@ def _relative(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(tps_vs_largest=frame.tps / frame.engine.map(largest))
 
 
+# The post's B+tree read 0.13% as much at 100 GB as at 5 GB: a share this small has no useful ratio, so ours counts
+# as the same size when it is within one percentage point of it (the magnitude table, minidb.experiments.claims).
+READS_LEFT_TOLERANCE = 0.01
+
 # Why the LSM's throughput may not be flat in our runs (the reason its claim shows where it does not hold).
 LSM_NOT_CPU_BOUND = ("the post's MyRocks was limited by its CPU (56% user time at 5 GB, 61% at 100 GB), so reads "
                      "saved did not make it faster; where our LSM's reads per transaction still cost more device "
@@ -163,7 +167,8 @@ def claims(results: pd.DataFrame) -> list[Claim]:
 
     return [
         Claim.check("The B+tree's reads per transaction fall 10x or more across the sweep: KB read, most / least "
-                    "memory", published=fall(pub, "InnoDB"), ours=fall(results, "btree"), band=at_most(0.1)),
+                    "memory", published=fall(pub, "InnoDB"), ours=fall(results, "btree"), band=at_most(0.1),
+                    tolerance=READS_LEFT_TOLERANCE),
         Claim.check("The B+tree's throughput rises 4x or more across the sweep: TPS, most / least memory",
                     published=_ratio(ends(pub, "InnoDB", "tps")), ours=_ratio(ends(results, "btree", "tps")),
                     band=at_least(4), must_hold=(), reason=BTREE_RISE_CAPPED),

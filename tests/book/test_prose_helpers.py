@@ -27,7 +27,7 @@ def test_compare_words_the_relation_within_the_tolerance(ours, other, words):
 
 
 def test_verdict_has_one_row_per_claim_and_says_why_a_claim_does_not_hold():
-    holds = Claim.check("reads <b>nothing</b>", published=0, ours=0.0, band=equals(0))
+    holds = Claim.check("reads <b>nothing</b>", published=0, ours=0.0, band=equals(0), tolerance=0)
     fails = Claim.check("keeps its rate", published=1.12, ours=0.5, band=at_least(0.75), must_hold=(),
                         reason="IOPS-bound, not CPU-bound")
     html = prose.verdict([holds, fails]).data

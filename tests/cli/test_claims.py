@@ -60,3 +60,11 @@ def test_a_finding_without_claims_is_named_and_an_unknown_one_is_an_error(fake_f
     assert "f99_no_claims: no claims() yet" in capsys.readouterr().out
     assert main(["claims", "f0", "--scale", "tiny"]) == 2
     assert "unknown experiment 'f0'" in capsys.readouterr().err
+
+
+def test_magnitudes_print_each_published_figure_beside_ours(fake_finding, capsys):
+    assert main(["claims", "f98", "--scale", "tiny", "--magnitudes"]) == 0
+    out = capsys.readouterr().out
+    assert "Published figures beside ours at scale tiny: 1 of 1 published figures within 2x, 0 within 1.25x" in out
+    line = next(row for row in out.splitlines() if row.strip().startswith("f98 "))
+    assert line.split()[-4:] == ["2", "0.67", "True", "False"]  # ours 2 of 3: within 2x, not within 1.25x
