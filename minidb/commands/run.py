@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from .. import engines, scale as scales
 from ..units import TIB, count_in, int_in, size_in
 
-DEVICE_CHOICES = ("nvme", "slow-ssd", "gp2", "io1")  # minidb.storage.models.PRESETS
+DEVICE_CHOICES = ("nvme", "slow-ssd", "sm863", "gp2", "io1")  # minidb.storage.models.PRESETS
 # Upper bounds of the command line's sizes (see the module docstring for why these values).
 MAX_ROWS = 100_000_000  # rows, nodes
 MAX_OPS = 10_000_000  # transactions, requests

@@ -73,7 +73,7 @@ class WorkloadResult:
 
 
 def device_model(device) -> DeviceModel:
-    """``device`` as a DeviceModel: a preset name (``nvme``, ``slow-ssd``, ``gp2``, ``io1``) or a model."""
+    """``device`` as a DeviceModel: a preset name (``nvme``, ``slow-ssd``, ``sm863``, ``gp2``, ``io1``) or a model."""
     if isinstance(device, DeviceModel):
         return device
     if isinstance(device, str):
