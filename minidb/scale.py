@@ -209,7 +209,7 @@ class SysbenchScale:
 
 @dataclass(frozen=True)
 class TpccScale:
-    """Sizes of a TPC-C-lite run (the standard's per-warehouse counts, reduced at the smaller scales)."""
+    """Sizes of a TPC-C run (the standard's per-warehouse counts, reduced at the smaller scales)."""
 
     warehouses: int  # warehouses
     items: int  # rows of the item table (the standard: 100,000)
@@ -250,7 +250,7 @@ def sysbench(scale: str | None = None) -> SysbenchScale:
 
 
 def tpcc(scale: str | None = None) -> TpccScale:
-    """TPC-C-lite's sizes at ``scale``."""
+    """TPC-C's sizes at ``scale``."""
     return _SIZES["tpcc"][current(scale)]
 
 

@@ -74,7 +74,7 @@ WORKLOADS = {
                ("point-select", "read-write", "update-index", "insert")),
         Option("--tables", "tables", int_in(1, MAX_TABLES), f"tables, 1 to {MAX_TABLES} (default 1)"),
     )),
-    "tpcc": Workload("tpcc", "TPC-C-lite: new-order and payment transactions (seeds 001, 003)", (
+    "tpcc": Workload("tpcc", "TPC-C as sysbench-tpcc runs it: its five transactions (seeds 001, 003)", (
         Option("--warehouses", "warehouses", count_in(1, MAX_WAREHOUSES),
                f"warehouses loaded, 1 to {MAX_WAREHOUSES} (default: the scale's)"),
         Option("--transactions", "transactions", OPS,

@@ -103,7 +103,7 @@ class Driver:
         self.interval = interval  # seconds per row of the interval series
         self._engine_units = [u for u in self.cost.units if u not in TABLE_WORK]  # work the engine counts
         if server_model is None:
-            # The fit runs TPC-C-lite once per process through this very driver (with a model given): imported here.
+            # The fit runs TPC-C once per process through this very driver (with a model given): imported here.
             from ..experiments.calibration import calibrated_server
 
             server_model = calibrated_server()
@@ -132,9 +132,10 @@ class Driver:
         return Transaction(self.engine, stats=self.commits, **options)
 
     @contextmanager
-    def step(self, ops: int, statements: int | None = None):
+    def step(self, ops: int, statements=None):
         """Time the work done inside the block as one step of ``ops`` operations and ``statements`` SQL
-        statements (default: one per row the step touched)."""
+        statements (default: one per row the step touched; a function is called when the block ends, for a
+        workload that counts its statements as it sends them)."""
         rows0, commits0, bytes0 = self._rows_touched(), self.commits.commits, self.commits.logical_bytes
         self.sim.begin()
         try:
@@ -145,6 +146,8 @@ class Driver:
                 written = self.commits.logical_bytes - bytes0
                 for i in range(commits):  # the step's row images, shared evenly among its commits
                     self.binlog.commit(self.server.clients, written * (i + 1) // commits - written * i // commits)
+            if callable(statements):
+                statements = statements()
             self.sim.end(ops, statements=rows if statements is None else statements, rows=rows, commits=commits)
 
     def _rows_touched(self) -> int:

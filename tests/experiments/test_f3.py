@@ -1,4 +1,4 @@
-"""Finding F3 at the tiny scale: TPC-C-lite on both engines across the seed's memory sweep."""
+"""Finding F3 at the tiny scale: TPC-C on both engines across the seed's memory sweep."""
 
 import pytest
 
