@@ -7,7 +7,8 @@ few gigabytes. Shrinking a benchmark keeps what decides its behaviour, the ratio
 * **cache / database**: the cache is the same fraction of the database as in the post's configuration (for an
   IO-bound run), so the same share of pages or blocks is found in memory;
 * **memtable / database**, and the LSM's level-1 and file sizes with it: an LSM flushes as often per byte
-  inserted and has as many levels as the post's did;
+  inserted and has as many levels as the post's did; its compaction debt limits too, so that it slows and stops
+  its writers at the same debt for its data as the post's;
 * **page size**: 16 KiB (InnoDB's default page and MyRocks's block size in seed 004) at every scale;
 * **redo log / database**, where the post's configuration gives the B+tree's redo log: the log wraps as often per
   byte inserted as InnoDB's did, which is what forces its checkpoints (``minidb.btree.checkpoint``).
@@ -34,6 +35,12 @@ KIB, MIB, GB = 1024, 1024 * 1024, 1e9
 MEMTABLE_BYTES = 64 * MIB
 TARGET_FILE_BYTES = 64 * MIB
 LEVEL_BASE_BYTES = 256 * MIB
+# The compaction debt (RocksDB's estimate of the bytes its levels must rewrite to reach their targets) at which
+# writes slow down and stop: RocksDB's soft_pending_compaction_bytes_limit and hard_pending_compaction_bytes_limit
+# defaults (include/rocksdb/advanced_options.h), which MyRocks keeps. Unscaled, a run of megabytes would never reach
+# them, and its LSM would run ahead of its compactions in a way the post's could not.
+SOFT_PENDING_BYTES = 64 * 1024 * MIB
+HARD_PENDING_BYTES = 256 * 1024 * MIB
 PAGE_SIZE = 16 * KIB
 # The B+tree's redo log (innodb_log_file_size x innodb_log_files_in_group) in seed 000's insert benchmark runs. The
 # seed says only "I tried to use a good my.cnf"; its author gives his typical InnoDB redo log of that time as "4gb
@@ -80,6 +87,8 @@ class EngineSizes:
     target_file_bytes: int  # LSM target SST file size
     page_size: int  # B+tree page size
     redo_log_bytes: int | None = None  # B+tree redo log capacity (None: the engine's default)
+    soft_pending_bytes: int | None = None  # LSM compaction debt that slows writes (None: the engine's default)
+    hard_pending_bytes: int | None = None  # LSM compaction debt that stops writes (None: the engine's default)
 
 
 def engine_sizes(engine, db_bytes: float, reference: Reference, cache_bytes: int | None = None) -> EngineSizes:
@@ -94,13 +103,16 @@ def engine_sizes(engine, db_bytes: float, reference: Reference, cache_bytes: int
         raise ValueError(f"bad cache_bytes {cache_bytes!r}: must be an int >= 0")
     f = db_bytes / reference.db_bytes
     memtable = max(MIN_MEMTABLE_BYTES, int(MEMTABLE_BYTES * f))
+    level_base = max(4 * memtable, int(LEVEL_BASE_BYTES * f))
     return EngineSizes(
         cache_bytes=cache_bytes,
         memtable_bytes=memtable,
-        level_base_bytes=max(4 * memtable, int(LEVEL_BASE_BYTES * f)),
+        level_base_bytes=level_base,
         target_file_bytes=max(MIN_MEMTABLE_BYTES, int(TARGET_FILE_BYTES * f)),
         page_size=PAGE_SIZE,
         redo_log_bytes=redo_log_bytes(reference.redo_fraction, db_bytes),
+        soft_pending_bytes=max(level_base, int(SOFT_PENDING_BYTES * f)),
+        hard_pending_bytes=max(4 * level_base, int(HARD_PENDING_BYTES * f)),
     )
 
 
@@ -127,6 +139,31 @@ def _insert_benchmark_reference() -> Reference:
 
 
 INSERT_BENCHMARK = _insert_benchmark_reference()
+IN_MEMORY_ROWS_SHARE = 500 / 2000  # seed 000: the in-memory run inserted 500m rows, the IO-bound one 2b
+
+
+def _insert_benchmark_in_memory_reference() -> Reference:
+    """Seed 000's in-memory run (500M rows), from data/: every cache 190 GB, and the IO-bound run's 4 GB redo log,
+    both over the in-memory run's database, which the post does not size: a quarter of the 2B-row run's MyRocks
+    database stands for it.
+
+    The post ran both configurations on one server, with the same redo log for a database a quarter the size, so in
+    memory the log is four times as large a share of the data. The LSM's sizes scale, as in the IO-bound run, from
+    the one database the post gives (``db_bytes``): its writes do not depend on the cache.
+    """
+    cache_gb = data.load("insert_benchmark_caches").set_index("config").cache_gb["in-memory"]
+    db_gb = float(data.load("insert_benchmark_size").set_index("engine").size_gb["MyRocks"]) * IN_MEMORY_ROWS_SHARE
+    fraction = float(cache_gb / db_gb)
+    return Reference(
+        source="seed 000: 500M rows, in memory; the 190 GB caches (data/published/insert_benchmark_caches.csv) and "
+               "the redo log over a quarter of the 2B-row run's MyRocks database (insert_benchmark_size.csv)",
+        db_bytes=INSERT_BENCHMARK.db_bytes,
+        cache_fraction={"lsm": fraction, "btree": fraction},
+        redo_fraction=INSERT_BENCHMARK_REDO_BYTES / (db_gb * GB),
+    )
+
+
+INSERT_BENCHMARK_IN_MEMORY = _insert_benchmark_in_memory_reference()
 
 
 def _sysbench_tpcc_reference() -> Reference:

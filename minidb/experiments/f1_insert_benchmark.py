@@ -51,17 +51,14 @@ ENGINES = engines.NAMES  # the two engines, B+tree first as in the book's charts
 CONFIGS = ("in-memory", "io-bound")  # the seed's two configurations
 SECONDARY_INDEXES = 3  # seed 000: "each table has 3 secondary indexes"
 DEVICE = "nvme"  # seed 000's first post: "fast NVMe flash"
-# seed 000: the in-memory run inserted 500m rows (the IO-bound one 2b) with every database cache at the size in
-# data/published/insert_benchmark_caches.csv; 500m rows of the MyRocks database of 2b rows (insert_benchmark_size.csv).
-IN_MEMORY_ROWS_SHARE = 500 / 2000  # the in-memory run's rows / the IO-bound run's
-IN_MEMORY_DB_GB = float(
-    data.load("insert_benchmark_size").set_index("engine").size_gb["MyRocks"] * IN_MEMORY_ROWS_SHARE)
-IN_MEMORY_CACHE_FRACTION = float(
-    data.load("insert_benchmark_caches").set_index("config").cache_gb["in-memory"] / IN_MEMORY_DB_GB)
+# The post configuration each of ours is scaled from: caches, redo log and LSM sizes (minidb.scale's references).
+# seed 000's in-memory run inserted 500m rows, a quarter of the IO-bound run's, with the same redo log and memtable.
+REFERENCES = {"in-memory": scales.INSERT_BENCHMARK_IN_MEMORY, "io-bound": scales.INSERT_BENCHMARK}
+IN_MEMORY_ROWS_SHARE = scales.IN_MEMORY_ROWS_SHARE  # the in-memory run's rows / the IO-bound run's
+IN_MEMORY_CACHE_FRACTION = scales.INSERT_BENCHMARK_IN_MEMORY.cache_fraction["lsm"]  # 190 GB over that database
 # The B+tree's redo log is the same in both configurations (minidb.scale.INSERT_BENCHMARK_REDO_BYTES), so in memory
 # it is a larger fraction of the (smaller) database than IO-bound.
-REDO_FRACTION = {"in-memory": scales.INSERT_BENCHMARK_REDO_BYTES / (IN_MEMORY_DB_GB * scales.GB),
-                 "io-bound": scales.INSERT_BENCHMARK.redo_fraction}
+REDO_FRACTION = {config: reference.redo_fraction for config, reference in REFERENCES.items()}
 # Sync policy of the seed's runs: "sync on commit was disabled for the database redo log & binlog".
 SYNC_PRESET = "no-sync"
 BINLOG = dict(binlog=True, sync_binlog=0)  # seed 000: "The binlog was enabled for all tests", never synced
@@ -93,13 +90,9 @@ def estimated_db_bytes(rows: int) -> int:
 def cache_bytes(engine: str, config: str, rows: int) -> int:
     """The cache ``engine`` gets in ``config`` for a run of ``rows`` rows (see the module docstring)."""
     engines.get(engine)  # ValueError naming the engines if unknown
-    if config == "in-memory":
-        fraction = IN_MEMORY_CACHE_FRACTION
-    elif config == "io-bound":
-        fraction = scales.INSERT_BENCHMARK.cache_fraction[engine]
-    else:
+    if config not in REFERENCES:
         raise ValueError(f"unknown configuration {config!r}: use one of {', '.join(CONFIGS)}")
-    return int(fraction * estimated_db_bytes(rows))
+    return int(REFERENCES[config].cache_fraction[engine] * estimated_db_bytes(rows))
 
 
 def redo_log_bytes(config: str, rows: int) -> int:

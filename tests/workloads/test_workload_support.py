@@ -117,15 +117,38 @@ def test_engine_sizes_keep_the_reference_ratios():
     assert lsm.memtable_bytes == int(64 * 2**20 / 1000) and lsm.level_base_bytes == int(256 * 2**20 / 1000)
     assert lsm.page_size == btree.page_size == 16384
     assert btree.redo_log_bytes == int(db * 4 * 2**30 / 362e9)  # the post's 2 x 2 GiB log over InnoDB's 362 GB
+    # RocksDB's 64 and 256 GiB compaction debt limits, a thousandth of them for a thousandth of the data
+    assert lsm.soft_pending_bytes == int(64 * 2**30 / 1000) and lsm.hard_pending_bytes == int(256 * 2**30 / 1000)
     floor = scale.engine_sizes("lsm", 1000.0, ref)  # too small to scale: the floors apply
     assert floor.memtable_bytes == 4 * 16384 and floor.cache_bytes == 5 * 2**20
     assert floor.redo_log_bytes == scale.MIN_REDO_BYTES == 64 * 16384
     assert floor.level_base_bytes == 4 * floor.memtable_bytes
+    assert floor.soft_pending_bytes == floor.level_base_bytes and floor.hard_pending_bytes == 4 * floor.level_base_bytes
+    options = REGISTRY["lsm"].size_options(lsm)
+    assert options["soft_pending_compaction_bytes_limit"] == lsm.soft_pending_bytes
+    assert options["hard_pending_compaction_bytes_limit"] == lsm.hard_pending_bytes
     assert scale.engine_sizes("lsm", db, ref, cache_bytes=7).cache_bytes == 7
     with pytest.raises(ValueError, match="cache_bytes"):
         scale.engine_sizes("lsm", db, ref, cache_bytes=-1)
     with pytest.raises(ValueError, match="database size"):
         scale.engine_sizes("lsm", 0, ref)
+
+
+def test_the_insert_benchmark_scales_from_the_configuration_its_cache_stands_for():
+    """A cache that holds the data is seed 000's in-memory run: the same 4 GB redo log over a database a quarter of
+    the IO-bound run's, so four times its share of the data; any other cache is the IO-bound run."""
+    from minidb.workloads.insert_benchmark import sized_driver
+
+    mem, io = scale.INSERT_BENCHMARK_IN_MEMORY, scale.INSERT_BENCHMARK
+    assert mem.db_bytes == io.db_bytes  # the LSM's sizes scale alike in both
+    assert mem.redo_fraction == pytest.approx(4 * 2**30 / (io.db_bytes * scale.IN_MEMORY_ROWS_SHARE))
+    assert mem.cache_fraction["btree"] == mem.cache_fraction["lsm"] == 190 / 56.5
+    rows = 100_000
+    in_memory = sized_driver("btree", rows, 1 << 30).sizes
+    small_cache = sized_driver("btree", rows, 1 << 20).sizes  # IO-bound
+    assert in_memory.redo_log_bytes > small_cache.redo_log_bytes == scale.MIN_REDO_BYTES
+    boundary = sized_driver("btree", rows).sizes.cache_bytes  # the default: the IO-bound run's share
+    assert sized_driver("btree", rows, boundary).sizes.redo_log_bytes == small_cache.redo_log_bytes
 
 
 def test_references_are_the_published_configurations():
