@@ -176,10 +176,7 @@ REGISTRY: dict[str, EngineSpec] = {
         cache_option="block_cache_bytes", page_option="block_size",
         size_options=lambda s: {"block_cache_bytes": s.cache_bytes, "memtable_bytes": s.memtable_bytes,
                                 "max_bytes_for_level_base": s.level_base_bytes,
-                                "target_file_size_base": s.target_file_bytes, "block_size": s.page_size,
-                                **({} if s.soft_pending_bytes is None else
-                                   {"soft_pending_compaction_bytes_limit": s.soft_pending_bytes,
-                                    "hard_pending_compaction_bytes_limit": s.hard_pending_bytes})},
+                                "target_file_size_base": s.target_file_bytes, "block_size": s.page_size},
         marker_files=("CURRENT",),  # lsm.version_set.CURRENT
         file_pattern=r"^(CURRENT|CURRENT\.tmp|MANIFEST-\d{6,}|\d{6,}\.(sst|log))$",  # lsm/FORMAT.md's names
         presets={"no-sync": {"wal_sync": "none"}, "sync-on-commit": {"wal_sync": "write"}},

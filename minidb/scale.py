@@ -7,8 +7,7 @@ few gigabytes. Shrinking a benchmark keeps what decides its behaviour, the ratio
 * **cache / database**: the cache is the same fraction of the database as in the post's configuration (for an
   IO-bound run), so the same share of pages or blocks is found in memory;
 * **memtable / database**, and the LSM's level-1 and file sizes with it: an LSM flushes as often per byte
-  inserted and has as many levels as the post's did; its compaction debt limits too, so that it slows and stops
-  its writers at the same debt for its data as the post's;
+  inserted and has as many levels as the post's did;
 * **page size**: 16 KiB (InnoDB's default page and MyRocks's block size in seed 004) at every scale;
 * **redo log / database**, where the post's configuration gives the B+tree's redo log: the log wraps as often per
   byte inserted as InnoDB's did, which is what forces its checkpoints (``minidb.btree.checkpoint``).
@@ -35,12 +34,6 @@ KIB, MIB, GB = 1024, 1024 * 1024, 1e9
 MEMTABLE_BYTES = 64 * MIB
 TARGET_FILE_BYTES = 64 * MIB
 LEVEL_BASE_BYTES = 256 * MIB
-# The compaction debt (RocksDB's estimate of the bytes its levels must rewrite to reach their targets) at which
-# writes slow down and stop: RocksDB's soft_pending_compaction_bytes_limit and hard_pending_compaction_bytes_limit
-# defaults (include/rocksdb/advanced_options.h), which MyRocks keeps. Unscaled, a run of megabytes would never reach
-# them, and its LSM would run ahead of its compactions in a way the post's could not.
-SOFT_PENDING_BYTES = 64 * 1024 * MIB
-HARD_PENDING_BYTES = 256 * 1024 * MIB
 PAGE_SIZE = 16 * KIB
 # The B+tree's redo log (innodb_log_file_size x innodb_log_files_in_group) in seed 000's insert benchmark runs. The
 # seed says only "I tried to use a good my.cnf"; its author gives his typical InnoDB redo log of that time as "4gb
@@ -87,8 +80,6 @@ class EngineSizes:
     target_file_bytes: int  # LSM target SST file size
     page_size: int  # B+tree page size
     redo_log_bytes: int | None = None  # B+tree redo log capacity (None: the engine's default)
-    soft_pending_bytes: int | None = None  # LSM compaction debt that slows writes (None: the engine's default)
-    hard_pending_bytes: int | None = None  # LSM compaction debt that stops writes (None: the engine's default)
 
 
 def engine_sizes(engine, db_bytes: float, reference: Reference, cache_bytes: int | None = None) -> EngineSizes:
@@ -111,8 +102,6 @@ def engine_sizes(engine, db_bytes: float, reference: Reference, cache_bytes: int
         target_file_bytes=max(MIN_MEMTABLE_BYTES, int(TARGET_FILE_BYTES * f)),
         page_size=PAGE_SIZE,
         redo_log_bytes=redo_log_bytes(reference.redo_fraction, db_bytes),
-        soft_pending_bytes=max(level_base, int(SOFT_PENDING_BYTES * f)),
-        hard_pending_bytes=max(4 * level_base, int(HARD_PENDING_BYTES * f)),
     )
 
 

@@ -117,16 +117,10 @@ def test_engine_sizes_keep_the_reference_ratios():
     assert lsm.memtable_bytes == int(64 * 2**20 / 1000) and lsm.level_base_bytes == int(256 * 2**20 / 1000)
     assert lsm.page_size == btree.page_size == 16384
     assert btree.redo_log_bytes == int(db * 4 * 2**30 / 362e9)  # the post's 2 x 2 GiB log over InnoDB's 362 GB
-    # RocksDB's 64 and 256 GiB compaction debt limits, a thousandth of them for a thousandth of the data
-    assert lsm.soft_pending_bytes == int(64 * 2**30 / 1000) and lsm.hard_pending_bytes == int(256 * 2**30 / 1000)
     floor = scale.engine_sizes("lsm", 1000.0, ref)  # too small to scale: the floors apply
     assert floor.memtable_bytes == 4 * 16384 and floor.cache_bytes == 5 * 2**20
     assert floor.redo_log_bytes == scale.MIN_REDO_BYTES == 64 * 16384
     assert floor.level_base_bytes == 4 * floor.memtable_bytes
-    assert floor.soft_pending_bytes == floor.level_base_bytes and floor.hard_pending_bytes == 4 * floor.level_base_bytes
-    options = REGISTRY["lsm"].size_options(lsm)
-    assert options["soft_pending_compaction_bytes_limit"] == lsm.soft_pending_bytes
-    assert options["hard_pending_compaction_bytes_limit"] == lsm.hard_pending_bytes
     assert scale.engine_sizes("lsm", db, ref, cache_bytes=7).cache_bytes == 7
     with pytest.raises(ValueError, match="cache_bytes"):
         scale.engine_sizes("lsm", db, ref, cache_bytes=-1)
