@@ -9,9 +9,9 @@ fixed from one published experiment, and every other experiment then *predicts* 
    against the same rows through one prepared statement (``STATEMENT_TO_ROW``).
 2. **The level** comes from seed 001 (sysbench-tpcc, ``data/published/tpcc_memory_sweep.csv``): vmstat's user +
    system CPU over the server's 56 hardware threads, divided by the TPS, at the sweep's largest memory (where
-   neither engine waits for reads): milliseconds of CPU per transaction. Our TPC-C (sysbench-tpcc's), run once at ``tiny`` with
-   a cache holding everything and no server costs, gives each engine's own CPU per transaction and the statements
-   and rows a transaction passes. What the post's engines spent beyond ours is the server's::
+   neither engine waits for reads): milliseconds of CPU per transaction. Our TPC-C (sysbench-tpcc's), run once at
+   ``tiny`` with a cache holding everything and no server costs, gives each engine's own CPU per transaction and the
+   statements and rows a transaction passes. What the post's engines spent beyond ours is the server's::
 
        server CPU per transaction = published CPU - our engine's CPU        (the mean over both engines)
        row_seconds = server CPU per transaction / (STATEMENT_TO_ROW x statements + rows)

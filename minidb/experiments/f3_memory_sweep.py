@@ -8,7 +8,7 @@ small buffer pool reads a page for most rows it touches and writes back whole pa
 (compressed), so a given memory caches a larger share of it, and its writes are sequential runs whatever the
 memory.
 
-``run`` runs TPC-C-lite (``minidb.workloads.tpcc``, New-Order and Payment as sysbench-tpcc) on both engines at each
+``run`` runs TPC-C as sysbench-tpcc runs it (``minidb.workloads.tpcc``: its five transactions) on both engines at each
 memory of ``MEMORY_GB``; ``published`` gives the post's tables in the same columns, per transaction as well as per
 second (``rkb_per_txn`` = read KB/s over TPS).
 
@@ -34,7 +34,7 @@ from .. import scale as scales
 from ..workloads import tpcc
 from ..workloads.tpcc import estimated_db_bytes
 from .calibration import calibrated_server
-from .claims import Claim, at_least, at_most, within
+from .claims import SCALES, Claim, at_least, at_most, between, within
 from .runner import sweep
 
 MEMORY_GB = (5, 10, 20, 40, 60, 80, 100)  # points of the seed's sweep (its table has 5, 10, 20, ..., 100)
@@ -64,7 +64,7 @@ def cache_bytes(memory_gb: float, warehouses: int, scale: str | None = None, see
 
 
 def run_point(engine: str, memory_gb: float, warehouses: int, transactions: int, scale: str, seed: int = 0) -> dict:
-    """One TPC-C-lite run with the cache standing for ``memory_gb``: TPS, what limits it, and IO per transaction
+    """One TPC-C run with the cache standing for ``memory_gb``: TPS, what limits it, and IO per transaction
     and per second."""
     options = engines.get(engine).supported(compression=LSM_COMPRESSION)  # ValueError if unknown
     result = tpcc(engine, warehouses=warehouses, transactions=transactions,
@@ -139,8 +139,24 @@ LSM_NOT_CPU_BOUND = ("the post's MyRocks was limited by its CPU (56% user time a
                      "time than the server's CPU (minidb.sim.server), every read saved is throughput gained")
 # Why the B+tree's rise can fall short of the post's 7x (shown where its claim does not hold).
 BTREE_RISE_CAPPED = ("the server's CPU per transaction (calibrated on the post's CPU use, minidb.sim.server) caps both "
-                     "engines at the top of the sweep, while at the bottom our B+tree reads from the nvme model, "
-                     "faster than the post's SATA SSD, so it starts higher and has less far to rise")
+                     "engines at the top of the sweep, so the rise is the ratio of that cap to the B+tree's rate with "
+                     "the least memory, where its page reads and writes fill the SM863's bandwidth")
+# Why both engines spend about the same CPU per transaction in our runs (the post's MyRocks spent 1.39 times
+# InnoDB's).
+SAME_SERVER_CPU = ("the server's SQL layer is most of a transaction's CPU (over 98% here) and the model charges both "
+                   "engines the one cost per statement and row fitted to the mean of the post's two engines "
+                   "(chapter 2b); our engines' own CPU per transaction differs, but is too small to move the ratio")
+# Why our LSM reads more bytes per transaction than MyRocks with the least memory.
+LSM_READS_MORE = ("with the least memory our LSM misses its block cache on about a fifth of its block lookups and "
+                  "reads a compressed 16 KiB data block for each miss (a point read needs one block per row it "
+                  "finds); the post gives MyRocks's KB per second only, not its reads per transaction or its cache's "
+                  "hit rate, so which reads ours adds is not measured")
+# Why our B+tree can read and write more per transaction than InnoDB with the least memory (shown outside 1.25x).
+BTREE_POOL_FLOOR = ("at the smallest scale the least memory is the B+tree's smallest pool, 16 pages, which cannot even "
+                    "hold the roots and inner pages of TPC-C's fifteen trees (nine tables, six indexes), so a "
+                    "transaction also reads and writes back pages a pool of the post's share would keep")
+# The bands of the absolute per-transaction figures: the same quantity, counted, within 2x of the post's.
+ABSOLUTE = 2.0
 
 
 def claims(results: pd.DataFrame) -> list[Claim]:
@@ -166,13 +182,19 @@ def claims(results: pd.DataFrame) -> list[Claim]:
         first, last = ends(frame, engine, "rkb_per_txn")
         return last / first
 
+    def least(engine_pub, engine, column, what, reason="", must_hold=SCALES):
+        p = ends(pub, engine_pub, column)[0]
+        return Claim.check(f"With the least memory the {what} per transaction as {engine_pub} did (within 2x)",
+                           published=p, ours=ends(results, engine, column)[0], band=between(p / ABSOLUTE, p * ABSOLUTE),
+                           reason=reason, must_hold=must_hold)
+
     return [
         Claim.check("The B+tree's reads per transaction fall 10x or more across the sweep: KB read, most / least "
                     "memory", published=fall(pub, "InnoDB"), ours=fall(results, "btree"), band=at_most(0.1),
                     tolerance=READS_LEFT_TOLERANCE),
         Claim.check("The B+tree's throughput rises 4x or more across the sweep: TPS, most / least memory",
                     published=_ratio(ends(pub, "InnoDB", "tps")), ours=_ratio(ends(results, "btree", "tps")),
-                    band=at_least(4), must_hold=(), reason=BTREE_RISE_CAPPED),
+                    band=at_least(4), reason=BTREE_RISE_CAPPED),
         Claim.check("The LSM's writes per transaction stay flat (+-15%): KB written, largest / smallest",
                     published=spread(pub, "MyRocks", "wkb_per_txn"), ours=spread(results, "lsm", "wkb_per_txn"),
                     band=at_most(1.15)),
@@ -188,7 +210,11 @@ def claims(results: pd.DataFrame) -> list[Claim]:
         Claim.check("With the most memory the LSM spends more CPU per transaction: LSM / B+tree CPU ms",
                     published=ends(pub, "MyRocks", "cpu_ms_per_txn")[1] / ends(pub, "InnoDB", "cpu_ms_per_txn")[1],
                     ours=ends(results, "lsm", "cpu_ms_per_txn")[1] / ends(results, "btree", "cpu_ms_per_txn")[1],
-                    band=at_least(1)),
+                    band=at_least(1), reason=SAME_SERVER_CPU),
+        least("InnoDB", "btree", "rkb_per_txn", "B+tree reads KB", BTREE_POOL_FLOOR, ("small", "large")),
+        least("InnoDB", "btree", "wkb_per_txn", "B+tree writes KB", BTREE_POOL_FLOOR),
+        least("MyRocks", "lsm", "rkb_per_txn", "LSM reads KB", LSM_READS_MORE),
+        least("MyRocks", "lsm", "wkb_per_txn", "LSM writes KB"),
     ]
 
 

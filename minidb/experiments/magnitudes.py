@@ -13,11 +13,16 @@ same function, so the two never disagree:
 
 The runs are the chapters' own (each module's ``book_run`` where it has one, else ``run``), through the sweep
 cache: after a book build at the same scale the table costs seconds.
+
+A table can be kept as a *record* (``save``, ``minidb claims --magnitudes --save FILE``): the figures of one commit's
+runs, so that a later book can show each figure before and after a change (``before_after``) without typing one.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
+from pathlib import Path
 
 import pandas as pd
 
@@ -72,3 +77,43 @@ def summary(frame: pd.DataFrame) -> str:
     n = len(frame)
     return (f"{int(frame.within_2x.sum())} of {n} published figures within {WITHIN[0]:g}x, "
             f"{int(frame.within_1_25x.sum())} within {WITHIN[1]:g}x")
+
+
+RECORD_COLUMNS = ("finding", "claim", "published", "ours")  # what a record keeps of each row
+
+
+def save(frame: pd.DataFrame, path, *, scale: str, commit: str) -> None:
+    """Keep ``frame`` (``table``'s) as a record of ``commit``'s runs at ``scale``, a JSON file at ``path``."""
+    rows = frame[list(RECORD_COLUMNS)].to_dict("records")
+    Path(path).write_text(json.dumps({"scale": scale, "commit": commit, "rows": rows}, indent=1) + "\n",
+                          encoding="utf-8")
+
+
+def load_record(path) -> dict:
+    """A record written by ``save``: {"scale", "commit", "rows"}; ValueError naming the file if it is not one."""
+    record = json.loads(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(record, dict) or not {"scale", "commit", "rows"} <= set(record):
+        raise ValueError(f"{path} is not a magnitude record (scale, commit, rows)")
+    return record
+
+
+def stem(claim: str) -> str:
+    """The part of a claim's words before its colon: what a record's row and a run's are matched by, so that a
+    claim whose measure is worded anew is still the same claim."""
+    return claim.split(":")[0].strip()
+
+
+def before_after(frame: pd.DataFrame, record: dict, finding: str | None = None) -> pd.DataFrame:
+    """``frame``'s rows (of one ``finding``, or all) beside the record's: claim, published, before (the record's
+    ours, blank for a claim it lacks), now, and each over the published figure."""
+    kept = {(r["finding"], stem(r["claim"])): r for r in record["rows"]}
+    rows = []
+    for r in frame.itertuples():
+        if finding is not None and r.finding != finding:
+            continue
+        old = kept.get((r.finding, stem(r.claim)))
+        before = old["ours"] / old["published"] if old and old["published"] else float("nan")
+        rows.append({"claim": stem(r.claim), "published": r.published,
+                     "before": old["ours"] if old else float("nan"), "now": r.ours,
+                     "before / published": before, "now / published": r.ratio})
+    return pd.DataFrame(rows)

@@ -67,7 +67,9 @@ def test_the_published_table_is_seed_000s():
 def test_the_server_slows_the_in_memory_inserts_the_engines_alone_ran_too_fast(tiny):
     rates = tiny["before_after"].set_index(["engine", "server"]).ops_per_sec
     for engine in ("btree", "lsm"):
-        assert rates[engine, False] > 2 * rates[engine, True]  # before: several times the post's rates
+        # the server's CPU per row, fitted on sysbench-tpcc's 75 rows a transaction, is a large part of an insert's
+        # time: without it each engine runs half again as fast or more, at several times the post's rates
+        assert rates[engine, False] > 1.5 * rates[engine, True]
 
 
 def test_each_engines_serial_write_path_is_charged_and_bounds_its_rate(tiny):
