@@ -38,6 +38,9 @@ def register(subparsers) -> None:
     p.add_argument("--check", action="store_true", help="exit 1 if a claim that must hold at the scale does not")
     p.add_argument("--magnitudes", action="store_true", help="also print every published figure beside ours: the "
                    "ratio, within 2x and within 1.25x")
+    p.add_argument("--save", metavar="FILE.json", help="print the magnitudes and keep them as a record (JSON) that a "
+                   "later book shows beside its own figures")
+    p.add_argument("--commit", default="", help="with --save: the commit whose runs the record holds")
     p.set_defaults(func=run)
 
 
@@ -63,8 +66,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"{name} at scale {scale}: {int(table.holds.sum())} of {len(table)} claims hold")
         print(table.to_string(index=False, line_width=WIDTH, max_colwidth=90), end="\n\n")
         failed += [f"{name}: {c.claim}" for c in claims_mod.failing(found, scale)]
-    if args.magnitudes:
+    if args.magnitudes or args.save:
         print_magnitudes(by_finding, scale)
+        if args.save:
+            magnitudes.save(magnitudes.table(by_finding), args.save, scale=scale, commit=args.commit)
+            print(f"record written to {args.save}")
     if failed:
         print(f"{len(failed)} claim(s) that must hold at {scale} do not:", *failed, sep="\n  ")
     return 1 if (failed and args.check) else 0
