@@ -11,11 +11,13 @@ SCALE ?= small
 
 install: $(INSTALLED)
 
-# The virtual environment, with the package (editable) and every dependency from pyproject.toml.
+# The virtual environment, with the package (editable) and every extra of pyproject.toml: the engine, the grader,
+# the book, the lab, the real engines, the cluster and the test runners.
+EXTRAS := grading,book,lab,real,cluster,test
 $(INSTALLED): pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip "setuptools>=77,<81" wheel
-	MINIDB_EXTENSIONS=0 $(PY) -m pip install --quiet -e .  # the extensions are compiled by `make build`
+	MINIDB_EXTENSIONS=0 $(PY) -m pip install --quiet -e ".[$(EXTRAS)]"  # the extensions are compiled by `make build`
 	touch $@
 
 # The Cython extensions, compiled in place; rebuilt only when a .pyx or .pxd changes.

@@ -13,7 +13,7 @@ import pkgutil
 import sys
 
 from . import __version__, commands
-from . import scale as scales
+from . import scales
 
 
 class _Parser(argparse.ArgumentParser):

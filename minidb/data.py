@@ -14,6 +14,9 @@ Code that needs a published number (a chart, a device price) loads it from here:
     rates.attrs["source"]["post_title"]           # 'Insert benchmark, MyRocks and InnoDB'
     data.cite("insert_benchmark_rates")           # a one-line citation for a chart caption
 
+A table that is read in other units than it was published in has its arithmetic here too, once: seed 001's memory
+sweep per transaction (``tpcc_memory_sweep``), which chapter 5 charts and the server model is calibrated on.
+
 The test suite checks every row of every file against the text of the seed it cites.
 """
 
@@ -21,10 +24,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"  # the repository's data/ folder
+# The repository's data/ folder; an installed (non-editable) minidb carries a copy as minidb/published_data/ (setup.py).
+_CHECKOUT_DATA = Path(__file__).resolve().parent.parent / "data"
+DATA_DIR = _CHECKOUT_DATA if _CHECKOUT_DATA.is_dir() else Path(__file__).resolve().parent / "published_data"
 PUBLISHED_DIR = DATA_DIR / "published"  # one CSV per published table
 SOURCES_CSV = DATA_DIR / "sources.csv"  # provenance, one row per CSV
 SOURCE_FIELDS = ("file", "seed", "post_title", "date", "author", "table", "notes")  # columns of sources.csv
+SEED_001_THREADS = 56  # seed 001's server: "2 sockets / 28 cores / 56 threads"; vmstat's % are of all of them
 
 
 def names() -> list[str]:
@@ -65,6 +71,27 @@ def load(name: str):
     frame.attrs["name"] = name
     frame.attrs["source"] = source(name)
     return frame
+
+
+def tpcc_memory_sweep():
+    """Seed 001's tables (``tpcc_memory_sweep``) per transaction as well as per second, one row per engine and
+    memory: ``engine``, ``memory_gb``, ``tps``, ``rkb_per_txn``, ``wkb_per_txn``, ``read_kb_per_sec``,
+    ``write_kb_per_sec`` and ``cpu_ms_per_txn``. Per transaction = per second over TPS; CPU milliseconds per
+    transaction = vmstat's user + system share of the server's ``SEED_001_THREADS`` hardware threads over TPS."""
+    import pandas as pd
+
+    table = load("tpcc_memory_sweep")
+    return pd.DataFrame({
+        "engine": table.engine.values,
+        "memory_gb": table.memory_gb.values,
+        "tps": table.tps.values,
+        "rkb_per_txn": (table.read_kb_per_sec / table.tps).values,
+        "wkb_per_txn": (table.write_kb_per_sec / table.tps).values,
+        "read_kb_per_sec": table.read_kb_per_sec.values,
+        "write_kb_per_sec": table.write_kb_per_sec.values,
+        "cpu_ms_per_txn": ((table.cpu_user_pct + table.cpu_sys_pct) / 100 * SEED_001_THREADS / table.tps
+                           * 1000).values,
+    })
 
 
 def cite(name: str) -> str:

@@ -24,7 +24,7 @@ A workload, a command or an experiment names an engine; this module turns the na
 
 ``open_engine`` also accepts an opener callable ``opener(device, *, cache_bytes, clock, **options) -> Engine``:
 anything that implements ``minidb.kv.Engine`` (a student's engine, or a test double). Such an engine is sized as
-``SIZED_AS`` is. Adding an engine means adding an ``EngineSpec`` to ``REGISTRY``, and nothing else.
+``OPENER_SIZED_AS`` is. Adding an engine means adding an ``EngineSpec`` to ``REGISTRY``, and nothing else.
 """
 
 from __future__ import annotations
@@ -33,12 +33,20 @@ import importlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from .kv import Engine
 
-if TYPE_CHECKING:
-    from .scale import EngineSizes
+
+@dataclass(frozen=True)
+class EngineSizes:
+    """The sizes an engine is opened with (``minidb.scales.engine_sizes`` derives them from a scale)."""
+
+    cache_bytes: int  # buffer pool (B+tree) or block cache (LSM)
+    memtable_bytes: int  # LSM write buffer
+    level_base_bytes: int  # LSM target size of level 1
+    target_file_bytes: int  # LSM target SST file size
+    page_size: int  # B+tree page size
+    redo_log_bytes: int | None = None  # B+tree redo log capacity (None: the engine's default)
 
 
 @dataclass(frozen=True)
@@ -64,8 +72,9 @@ class EngineSpec:
     verifier: str | None = None
     # "module:function" reading file by file what an engine that cannot open left readable: (device, Salvaged)
     salvager: str | None = None
-    reopen_options: Callable[[object], dict] = lambda device: {}  # options to open the database of a device's copy
-    sized_like: str | None = None  # the engine whose published cache fractions it takes (None: its own name's)
+    # "module:function" giving the options a copy of the database on a device reopens with: (device) -> dict
+    reopener: str | None = None
+    sized_as: str | None = None  # the engine whose published cache fractions size it (None: its own name's)
     aliases: tuple[str, ...] = ()  # lower-case prefixes of other names for this kind of engine (InnoDB, MyRocks)
     shades: tuple[str, ...] = ("#7f7f7f",)  # the book's colours for engines of this kind, the family colour first
 
@@ -85,6 +94,10 @@ class EngineSpec:
         """Add to ``out`` (a ``minidb.verify.salvage.Salvaged``) what the files on ``device`` hold readable
         (``salvager``)."""
         _function(self, "salvager")(device, out)
+
+    def reopen_options(self, device) -> dict:
+        """The options a copy of the database on ``device`` reopens with (``reopener``; none without one)."""
+        return _function(self, "reopener")(device) if self.reopener is not None else {}
 
     def open(self, device, **options) -> Engine:
         """Open the engine on ``device`` with ``options`` (the opener's keywords)."""
@@ -123,14 +136,6 @@ def _function(spec: EngineSpec, field_name: str) -> Callable:
     return getattr(importlib.import_module(module), function)
 
 
-def _btree_reopen_options(device) -> dict:
-    """The page size (its checkpoint's; InnoDB's default if unreadable) and key block size the B+tree on ``device``
-    was created with."""
-    from .verify.salvage import btree_format_of
-
-    return btree_format_of(device)
-
-
 def _compaction_stats(engine, unit: str) -> dict:
     """RocksDB's "Compaction Stats" of every column family, as records and as RocksDB prints them."""
     return {
@@ -167,7 +172,7 @@ REGISTRY: dict[str, EngineSpec] = {
         features=frozenset({"change_buffer", "doublewrite", "redo_log_bytes"}),
         data_bytes=_btree_data_bytes,
         verifier="minidb.verify.btree_files:verify", salvager="minidb.verify.salvage:salvage_btree",
-        reopen_options=_btree_reopen_options,
+        reopener="minidb.btree.database_files:btree_format_of",  # its page size and key block size
         aliases=("innodb", "btree", "b+tree", "b-tree"),
         shades=("#1f5fa8", "#5b8fd0", "#9cbde6", "#0b3a6f"),  # blues
     ),
@@ -191,7 +196,7 @@ REGISTRY: dict[str, EngineSpec] = {
 }
 NAMES = tuple(REGISTRY)  # the engines, B+tree first as in the book's charts
 DEFAULT = "lsm"  # the command line's default engine
-SIZED_AS = "btree"  # an opener callable gets the caches of this engine
+OPENER_SIZED_AS = "btree"  # an opener callable is sized as this engine
 
 
 def get(name: str) -> EngineSpec:
@@ -203,12 +208,12 @@ def get(name: str) -> EngineSpec:
 
 
 def sized_as(engine) -> str:
-    """The engine name whose published cache fractions (``minidb.scale.Reference``) size ``engine``, a registered
+    """The engine name whose published cache fractions (``minidb.scales.Reference``) size ``engine``, a registered
     name or an opener callable."""
     spec = REGISTRY.get(engine) if isinstance(engine, str) else None
     if spec is None:
-        return SIZED_AS
-    return spec.sized_like or spec.name
+        return OPENER_SIZED_AS
+    return spec.sized_as or spec.name
 
 
 def detect(files) -> str | None:

@@ -40,6 +40,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Iterable, Iterator
 
+from .transaction import Transaction  # begin()'s default: a buffered transaction
+
 # The counters of Engine.work(), in every engine: name -> what is counted (the first eight are minidb.sim.cpu
 # units).
 WORK = {
@@ -108,8 +110,6 @@ class Engine(ABC):
     def begin(self, **options):
         """A new transaction on this engine, of the kind the engine holds changes in (``minidb.transaction``);
         ``options`` are ``Transaction``'s knobs. By default a buffered ``Transaction``: one batch at commit."""
-        from .transaction import Transaction  # transaction.py builds on this module
-
         return Transaction(self, **options)
 
     @abstractmethod
@@ -127,6 +127,14 @@ class Engine(ABC):
     @abstractmethod
     def flush(self) -> None:
         """Write buffered changes to their final files (memtables to SSTs, dirty pages to the tablespace)."""
+
+    def __enter__(self):
+        """The engine itself, for a ``with`` block that closes it."""
+        return self
+
+    def __exit__(self, *exc) -> None:
+        """Close the engine when the ``with`` block ends, normally or with an error."""
+        self.close()
 
     @abstractmethod
     def close(self) -> None:

@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .kv import BATCH_OP_OVERHEAD, BatchTooLarge, Engine, WriteBatch
+from .write_batch import BATCH_OP_OVERHEAD, BatchTooLarge, WriteBatch
 
 
 @dataclass
@@ -53,14 +53,14 @@ class BaseTransaction:
     context manager. A subclass says how a change is made (``_change``), how the open chunk is committed
     (``_commit_chunk``) and dropped (``_drop``), and how reads see the transaction's own changes."""
 
-    def __init__(self, engine: Engine, *, max_bytes: int | None = None, max_rows: int | None = None,
+    def __init__(self, engine, *, max_bytes: int | None = None, max_rows: int | None = None,
                  commit_in_the_middle: int | None = None, stats: CommitStats | None = None) -> None:
         for name, value in (("max_bytes", max_bytes), ("max_rows", max_rows),
                             ("commit_in_the_middle", commit_in_the_middle)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 unit = "bytes" if name == "max_bytes" else "changes"
                 raise ValueError(f"bad {name}={value!r}: an int >= 1 ({unit}) or None")
-        self.engine = engine  # the engine the changes go to
+        self.engine = engine  # the engine the changes go to (a minidb.kv.Engine)
         self.max_bytes = max_bytes  # most bytes the transaction may hold in memory, None for no limit
         self.max_rows = max_rows  # most changes between two commits, None for no limit
         self.commit_in_the_middle = commit_in_the_middle  # changes per automatic chunk commit, None for none
@@ -176,7 +176,7 @@ class Transaction(BaseTransaction):
     """Changes to one engine, buffered in a write batch and applied atomically by ``commit``; see the module
     docstring."""
 
-    def __init__(self, engine: Engine, **options) -> None:
+    def __init__(self, engine, **options) -> None:
         super().__init__(engine, **options)
         self.batch = WriteBatch(self.max_bytes)  # changes not yet written to the engine (checks max_bytes)
         self._overlay: dict[str, dict[bytes, bytes | None]] = {}  # keyspace -> key -> staged value (None: deleted)

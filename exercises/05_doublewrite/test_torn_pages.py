@@ -53,15 +53,16 @@ def describe(image: bytes | None) -> str:
 @pytest.mark.points(2)
 def test_checksum_by_example(torn_pages):
     """A page as written is intact; torn, flipped, zeroed or blank it is not."""
+    repair = torn_pages.TornPageRepair()
     new, old = page_image(5, 900, seed=1), page_image(5, 700, seed=2)
-    assert torn_pages.page_is_intact(new) is True, "a page as the engine wrote it must be intact"
-    assert torn_pages.page_is_intact(page_image(9, 1, rows=0, size=16384)) is True, "any page size"
-    assert torn_pages.page_is_intact(torn(new, old, 4)) is False, "half new, half old: torn"
+    assert repair.page_is_intact(new) is True, "a page as the engine wrote it must be intact"
+    assert repair.page_is_intact(page_image(9, 1, rows=0, size=16384)) is True, "any page size"
+    assert repair.page_is_intact(torn(new, old, 4)) is False, "half new, half old: torn"
     flipped = bytearray(new)
     flipped[3000] ^= 1
-    assert torn_pages.page_is_intact(bytes(flipped)) is False, "one flipped bit changes the crc32"
-    assert torn_pages.page_is_intact(bytes(PAGE)) is False, "an all-zero page was never written: it has no checksum"
-    assert torn_pages.page_is_intact(new[:2048] + bytes(2048)) is False, "the end of the page never reached the disk"
+    assert repair.page_is_intact(bytes(flipped)) is False, "one flipped bit changes the crc32"
+    assert repair.page_is_intact(bytes(PAGE)) is False, "an all-zero page was never written: it has no checksum"
+    assert repair.page_is_intact(new[:2048] + bytes(2048)) is False, "the end of the page never reached the disk"
 
 
 @pytest.mark.points(3)
@@ -73,11 +74,12 @@ def test_checksum_by_example(torn_pages):
 def test_torn_pages_are_never_intact(torn_pages, page_no, lsns, rows, seeds, sectors):
     """Whatever the page, a tear that mixes two different images fails the checksum; a tear that keeps one whole
     image is that image."""
+    repair = torn_pages.TornPageRepair()
     new = page_image(page_no, lsns[0], rows, seeds[0])
     old = page_image(page_no, lsns[1], rows, seeds[1])
     image = torn(new, old, sectors)
     whole = image in (new, old)
-    assert torn_pages.page_is_intact(image) is whole, (
+    assert repair.page_is_intact(image) is whole, (
         f"{sectors} of {PAGE // SECTOR} sectors of {describe(new)} over {describe(old)}: "
         f"page_is_intact must be {whole}")
 
@@ -103,10 +105,11 @@ def doublewrite_file(rng: random.Random, pages: list[int], checkpoint_lsn: int):
 def test_newest_copies_by_example(torn_pages):
     """Of three copies of page 7 the newest intact one; page 8's only copy predates the checkpoint; page 9's is
     torn; empty slots are skipped."""
+    repair = torn_pages.TornPageRepair()
     new7, mid7, torn7 = page_image(7, 1500, seed=1), page_image(7, 1200, seed=2), page_image(7, 1800, seed=3)
     slots = [mid7, bytes(PAGE), new7, torn(torn7, bytes(PAGE), 3), page_image(8, 900),
              torn(page_image(9, 1600), bytes(PAGE), 5), bytes(PAGE)]
-    copies = torn_pages.newest_copies(slots, 1000)
+    copies = repair.newest_copies(slots, 1000)
     assert isinstance(copies, dict), f"newest_copies must return a dict, got {type(copies).__name__}"
     assert sorted(copies) == [7], (
         f"only page 7 has a usable copy (page 8's is older than the checkpoint, page 9's is torn); got "
@@ -120,8 +123,9 @@ def test_newest_copies_by_example(torn_pages):
        checkpoint_lsn=st.integers(2, 10**12))
 def test_newest_copies_of_any_doublewrite_file(torn_pages, seed, pages, checkpoint_lsn):
     """Many batches' copies, some torn, some older than the checkpoint: for each page its newest usable copy."""
+    repair = torn_pages.TornPageRepair()
     slots, expected = doublewrite_file(random.Random(seed), pages, checkpoint_lsn)
-    copies = torn_pages.newest_copies(list(slots), checkpoint_lsn)
+    copies = repair.newest_copies(list(slots), checkpoint_lsn)
     assert isinstance(copies, dict) and sorted(copies) == sorted(expected), (
         f"checkpoint LSN {checkpoint_lsn}: pages with a usable copy are {sorted(expected)}, got "
         f"{sorted(copies) if isinstance(copies, dict) else copies!r}")
@@ -134,6 +138,7 @@ def test_newest_copies_of_any_doublewrite_file(torn_pages, seed, pages, checkpoi
 @pytest.mark.points(3)
 def test_needs_repair(torn_pages):
     """Missing, blank, torn or misdirected home pages are repaired; intact ones are kept, old or new."""
+    repair = torn_pages.TornPageRepair()
     new, old = page_image(12, 5000, seed=4), page_image(12, 4000, seed=5)
     cases = [
         (None, True, "the file ends before the page"),
@@ -144,5 +149,5 @@ def test_needs_repair(torn_pages):
         (old, False, "an intact older page is kept: the redo log brings it up to date"),
     ]
     for home, expected, why in cases:
-        answer = torn_pages.needs_repair(12, home)
+        answer = repair.needs_repair(12, home)
         assert answer is expected, f"needs_repair(12, {describe(home)}) = {answer!r}: {why}"

@@ -36,14 +36,15 @@ def closed_database() -> tuple[SimDevice, list[bytes]]:
 def test_edge_cases(torn_pages):
     """A copy exactly at the checkpoint LSN qualifies, one LSN below it does not; no slots, no copies; the last
     byte of a page is covered by its checksum."""
+    repair = torn_pages.TornPageRepair()
     _, slots = closed_database()
     at = slots[0]
     page = pg.Page(bytearray(at))
-    assert torn_pages.newest_copies([at], page.lsn) == {page.page_no: at}
-    assert torn_pages.newest_copies([at], page.lsn + 1) == {}
-    assert torn_pages.newest_copies([], 0) == {}
-    assert not torn_pages.needs_repair(page.page_no, at)
-    assert torn_pages.needs_repair(page.page_no, at[:-1] + bytes([at[-1] ^ 0xFF]))
+    assert repair.newest_copies([at], page.lsn) == {page.page_no: at}
+    assert repair.newest_copies([at], page.lsn + 1) == {}
+    assert repair.newest_copies([], 0) == {}
+    assert not repair.needs_repair(page.page_no, at)
+    assert repair.needs_repair(page.page_no, at[:-1] + bytes([at[-1] ^ 0xFF]))
 
 
 @pytest.mark.points(2)
@@ -51,6 +52,7 @@ def test_edge_cases(torn_pages):
 def test_an_old_copy_is_never_used(torn_pages):
     """A page damaged long after a clean close: its copies predate the checkpoint, so recovery must not roll it
     back to one of them; the damage is reported when the page is read."""
+    repair = torn_pages.TornPageRepair()
     device, slots = closed_database()
     reader = open_btree(device, read_only=True, **OPTIONS)
     checkpoint_lsn = reader.redo.checkpoint_lsn
@@ -64,5 +66,5 @@ def test_an_old_copy_is_never_used(torn_pages):
     tablespace.write(victim * PAGE + PAGE // 2, b"\xaa" * (PAGE // 2))
     tablespace.sync()
     with pytest.raises(CorruptionError, match=rf"page {victim}: checksum mismatch"):
-        engine = open_btree(device, torn_page_repair=torn_pages, **OPTIONS)
+        engine = open_btree(device, torn_page_repair=repair, **OPTIONS)
         engine.check()

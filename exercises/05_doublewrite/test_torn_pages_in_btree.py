@@ -2,8 +2,8 @@
 
 A workload of batches runs on a ``SimDevice`` that crashes at its n-th write, for many n; the crash tears every
 write not yet synced (whole 512-byte sectors land or not, as on a real disk), the write in flight included. Then the
-engine reopens with your functions as its repair (``open_btree(device, torn_page_repair=torn_pages)``): it repairs
-the pages your ``needs_repair`` names from the copies your ``newest_copies`` picks, replays the redo log, and must
+engine reopens with your repair (``open_btree(device, torn_page_repair=TornPageRepair())``): it repairs the pages
+your ``needs_repair`` names from the copies your ``newest_copies`` picks, replays the redo log, and must
 hold every batch that was acknowledged (the commit syncs the redo log) and no torn page: ``engine.check()`` reads
 every page of every tree and verifies its checksum.
 """
@@ -49,6 +49,7 @@ def workload(engine, states: list, acked: list) -> None:
 def crash_and_recover(torn_pages, n: int) -> list[int] | None:
     """Crash the workload at its n-th write and recover with ``torn_pages``: the pages restored, or None if the
     workload finished first. Fails the test, with the reason, if anything acknowledged is lost or torn."""
+    repair = torn_pages.TornPageRepair()
     device = SimDevice()
     engine = open_btree(device, **OPTIONS)
     device.crash_at_io(n, ops=("write",), torn=True, seed=n)
@@ -59,7 +60,7 @@ def crash_and_recover(torn_pages, n: int) -> list[int] | None:
     except DeviceCrashed:
         pass
     try:
-        engine = open_btree(device, torn_page_repair=torn_pages, **OPTIONS)
+        engine = open_btree(device, torn_page_repair=repair, **OPTIONS)
         got = dict(engine.scan("t"))
         engine.check()
     except CorruptionError as exc:

@@ -14,18 +14,18 @@ from __future__ import annotations
 import pytest
 
 from minidb import data, engines
-from minidb import scale as scales
+from minidb import scales
 from minidb.btree import open_btree
 from minidb.experiments import f4_cloud_iops as f4
-from minidb.sim import Clock, CostModel, Demand, Server, Simulator, throughput
+from minidb.experiments.calibration import calibrated_server
+from minidb.sim import Clock, CostModel, Demand, Host, Simulator, throughput
 from minidb.sim.device_time import device_values, io_values, plugged
 from minidb.storage import SimDevice, preset
-from minidb.workloads import tpcc
+from minidb.workloads import DataSetup, RunSetup, tpcc
 
 SCALE = "tiny"
-SERVER = Server(cores=28, clients=16)  # the TPC-C-lite runs' server (minidb.workloads.tpcc)
+HOST = Host(cores=28, clients=16)  # the TPC-C-lite runs' server's host (minidb.workloads.tpcc)
 RELATIVE = 1e-6  # your throughput within this share of the book's model
-NAMES = {"btree": "InnoDB", "lsm": "MyRocks"}  # our engines -> the post's
 
 
 @pytest.fixture(scope="module")
@@ -34,9 +34,10 @@ def f4_counts() -> dict:
     size = scales.tpcc(SCALE)
     out = {}
     for engine in f4.ENGINES:
-        result = tpcc(engine, warehouses=size.warehouses, transactions=size.transactions,
-                      cache_bytes=f4.cache_bytes(size.warehouses, SCALE), device=f4.volume(*f4.VOLUMES[0]),
-                      scale=SCALE, **engines.get(engine).supported(compression="lz4"))
+        data = DataSetup(engine, scale=SCALE, engine_options=engines.get(engine).supported(compression="lz4"))
+        setup = RunSetup(data, cache_bytes=f4.cache_bytes(size.warehouses, SCALE), device=f4.volume(*f4.VOLUMES[0]),
+                         server_model=calibrated_server())
+        result = tpcc(setup, size.warehouses, size.transactions)
         out[engine] = (result.summary["ops"], sum(step.cpu_seconds for step in result.steps), result.io.total())
     return out
 
@@ -48,7 +49,7 @@ def tps_table(device_model, counts: dict) -> dict:
         for volume_type, iops in f4.VOLUMES:
             answer = device_model.throughput(ops, cpu_seconds, io_values(io), device_values(f4.volume(volume_type,
                                                                                                         iops)),
-                                             SERVER.cores, SERVER.clients)
+                                             HOST.cores, HOST.clients)
             assert isinstance(answer, tuple) and len(answer) == 2, f"throughput must return a pair, got {answer!r}"
             table[engine, volume_type, iops] = answer
     return table
@@ -59,7 +60,7 @@ def test_f4_counts_give_the_books_throughput(device_model, f4_counts):
     """On each engine's counted IO and each volume, your TPS and bottleneck are the book's model's."""
     for (engine, volume_type, iops), (tps, bottleneck) in tps_table(device_model, f4_counts).items():
         ops, cpu_seconds, io = f4_counts[engine]
-        per_op, expected = throughput(Demand(cpu_seconds, io), f4.volume(volume_type, iops), SERVER)
+        per_op, expected = throughput(Demand(cpu_seconds, io), f4.volume(volume_type, iops), HOST)
         assert tps == pytest.approx(ops * per_op, rel=RELATIVE) and bottleneck == expected, (
             f"{engine} on {volume_type} with {iops} IOPS ({ops} transactions, {io}, {cpu_seconds:.4f} CPU s): "
             f"your model gives {tps!r} TPS limited by {bottleneck!r}; the book's {ops * per_op:.1f} TPS, limited by "
@@ -74,12 +75,12 @@ def published_tps() -> dict:
 
 
 @pytest.mark.points(2)
-@pytest.mark.parametrize("engine", sorted(NAMES))
+@pytest.mark.parametrize("engine", sorted(engines.NAMES))
 def test_f4_shape_iops_then_something_else(device_model, f4_counts, engine):
     """Twice the IOPS buy about twice the TPS (5,000 -> 10,000); from 20,000 to 30,000 they buy less than 1.5x,
     as in the post, because another resource takes over."""
     ours = {key[1:]: tps for key, (tps, _) in tps_table(device_model, f4_counts).items() if key[0] == engine}
-    pub = {key[1:]: tps for key, tps in published_tps().items() if key[0] == NAMES[engine]}
+    pub = {key[1:]: tps for key, tps in published_tps().items() if engines.kind_of(key[0]) == engine}
     doubling = ours["io1", 10000] / ours["io1", 5000]
     assert 1.8 <= doubling <= 2.2, (
         f"{engine}: TPS on 10,000 / 5,000 io1 IOPS is {doubling:.2f} with your model; the post's "
@@ -115,7 +116,7 @@ def timeline(times=None) -> list:
     device = SimDevice()
     clock = Clock(preset("slow-ssd"), CostModel())
     options = {} if times is None else {"times": times}
-    sim = Simulator(device, clock, Server(cores=4, clients=8), **options)
+    sim = Simulator(device, clock, Host(cores=4, clients=8), **options)
     engine = open_btree(device, page_size=4096, buffer_pool_bytes=256 << 10, clock=clock)
     try:
         for step in range(10):

@@ -36,8 +36,9 @@ SCORE_EXAMPLES = {
 @pytest.mark.parametrize("example", SCORE_EXAMPLES)
 def test_level_scores_worked_examples(leveled_picker, example):
     """level_scores gives RocksDB's scores on worked examples: L0 by files or bytes, Ln by bytes over target."""
+    picker = leveled_picker.LeveledPicker()
     args, expected = SCORE_EXAMPLES[example]
-    got = leveled_picker.level_scores(*args)
+    got = picker.level_scores(*args)
     assert isinstance(got, list) and len(got) == len(expected), (
         f"level_scores returned {got!r}: one score per level except the last ({len(expected)} here)"
     )
@@ -58,8 +59,9 @@ LEVEL_EXAMPLES = [  # (scores, levels to compact)
 @pytest.mark.points(2)
 def test_levels_to_compact_examples(leveled_picker):
     """levels_to_compact: the levels scoring at least 1, highest score first, ties to the lower level."""
+    picker = leveled_picker.LeveledPicker()
     for scores, expected in LEVEL_EXAMPLES:
-        got = leveled_picker.levels_to_compact(scores)
+        got = picker.levels_to_compact(scores)
         assert list(got) == expected, f"levels_to_compact({scores}) = {got!r}, expected {expected}"
 
 
@@ -77,8 +79,9 @@ POINTER_EXAMPLES = [  # (compact pointer, file to start at)
 @pytest.mark.points(2)
 def test_round_robin_examples(leveled_picker):
     """round_robin: the first file whose largest key is past the compact pointer, else file 0."""
+    picker = leveled_picker.LeveledPicker()
     for pointer, expected in POINTER_EXAMPLES:
-        got = leveled_picker.round_robin(list(FILES), pointer)
+        got = picker.round_robin(list(FILES), pointer)
         assert got == expected, f"round_robin({FILES}, {pointer!r}) = {got!r}, expected file {expected}"
 
 
@@ -88,7 +91,8 @@ def test_round_robin_examples(leveled_picker):
 def test_levels_to_compact_against_a_model(leveled_picker, scores):
     """For any scores: exactly the levels scoring >= 1, each after every level with a higher score or an equal
     score and a lower number."""
-    got = list(leveled_picker.levels_to_compact(scores))
+    picker = leveled_picker.LeveledPicker()
+    got = list(picker.levels_to_compact(scores))
     assert sorted(got) == [lv for lv, s in enumerate(scores) if s >= 1], (
         f"levels_to_compact({scores}) = {got}: it must hold each level scoring at least 1, once, and no other"
     )
@@ -104,8 +108,9 @@ def test_levels_to_compact_against_a_model(leveled_picker, scores):
        pointer=st.none() | st.binary(max_size=5))
 def test_round_robin_against_a_model(leveled_picker, keys, pointer):
     """For any level and pointer: the first file past the pointer, or 0 when there is none."""
+    picker = leveled_picker.LeveledPicker()
     keys = sorted(keys)
     after = [i for i, key in enumerate(keys) if pointer is None or key > pointer]
     expected = after[0] if after else 0
-    got = leveled_picker.round_robin(keys, pointer)
+    got = picker.round_robin(keys, pointer)
     assert got == expected, f"round_robin({keys}, {pointer!r}) = {got!r}, expected file {expected}"

@@ -76,7 +76,7 @@ def load(picker, dynamic: bool) -> dict:
 @pytest.mark.parametrize("shape", SHAPES)
 def test_write_amp_near_the_engines(leveled_picker, shape):
     """A random load compacted by your picker writes about what the engine's own picker writes."""
-    yours = load(leveled_picker, SHAPES[shape])
+    yours = load(leveled_picker.LeveledPicker(), SHAPES[shape])
     assert not yours["missing"], f"keys lost with your picker: {yours['missing'][:3]}"
     ours = load(None, SHAPES[shape])
     ratio = yours["write_amp"] / ours["write_amp"]
@@ -90,7 +90,7 @@ def test_write_amp_near_the_engines(leveled_picker, shape):
 @pytest.mark.parametrize("shape", SHAPES)
 def test_tree_stays_within_its_limits(leveled_picker, shape):
     """At the end no level is over its target and L0 is under its trigger; L0 never reached the slowdown trigger."""
-    yours = load(leveled_picker, SHAPES[shape])
+    yours = load(leveled_picker.LeveledPicker(), SHAPES[shape])
     scores = yours["scores"]
     over = {f"L{level}": round(score, 2) for level, score in enumerate(scores) if score >= 1}
     assert not over, (

@@ -39,7 +39,8 @@ def files_per_level(engine) -> list[int]:
 @pytest.mark.points(4)
 def test_scans_across_memtable_l0_and_levels(merging_iterator):
     """Versions of keys spread over the levels, two L0 files and the memtable, with tombstones in each."""
-    engine = lsm.open_lsm(SimDevice(), merging_iterator=merging_iterator, level0_file_num_compaction_trigger=8)
+    scan_merge = merging_iterator.ScanMerge()
+    engine = lsm.open_lsm(SimDevice(), merging_iterator=scan_merge, level0_file_num_compaction_trigger=8)
     model = {}
 
     def put(i, tag):
@@ -90,7 +91,8 @@ OPS = st.lists(st.one_of(
 @given(ops=OPS)
 def test_scans_equal_a_dict_model(merging_iterator, ops):
     """Any mix of puts, deletes, flushes (new L0 files) and compactions (into the levels): scans equal the model."""
-    engine = lsm.open_lsm(SimDevice(), merging_iterator=merging_iterator, level0_file_num_compaction_trigger=8)
+    scan_merge = merging_iterator.ScanMerge()
+    engine = lsm.open_lsm(SimDevice(), merging_iterator=scan_merge, level0_file_num_compaction_trigger=8)
     model = {}
     try:
         for op, i, value in ops:

@@ -1,8 +1,8 @@
 """When a change may be buffered, and how buffered changes merge into their leaf: the change buffer's plug point.
 
-Pass any object (or module) with the two functions of ``ChangeBufferPolicy`` as ``open_btree(...,
-change_buffer_policy=...)``; the engine's own is ``DefaultChangeBufferPolicy``. Both speak plain values, so a
-student's module can run in the grader's sandbox:
+Pass an instance of any class with the two functions of ``ChangeBufferPolicy`` as ``open_btree(...,
+change_buffer_policy=...)`` (a plug point, minidb/plug_point.py); the engine's own is ``DefaultChangeBufferPolicy``.
+Both speak plain values, so a student's policy can run in the grader's sandbox:
 
 * ``can_buffer``: asked for every change whose leaf the tree's descent did not find in the pool (change_buffer.py
   says when that is). The engine checks a yes (``check_can_buffer``): a change it cannot safely buffer raises
@@ -16,12 +16,14 @@ This is exercise 04's seam (exercises/04_change_buffer).
 
 from __future__ import annotations
 
+from ..plug_point import PlugPoint
+
 PUT = "put"
 DELETE = "delete"
 
 
-class ChangeBufferPolicy:
-    """The interface of a change buffer policy. Subclass it or provide the same two functions on any object."""
+class ChangeBufferPolicy(PlugPoint, option="change_buffer_policy"):
+    """The interface of a change buffer policy (a plug point): ``can_buffer`` and ``merge``."""
 
     def can_buffer(self, unique: bool, op: str, record_bytes: int, leaf: tuple[int, int] | None,
                    entry_bytes: int, buffer_free: int) -> bool:

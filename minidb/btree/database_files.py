@@ -13,15 +13,20 @@ nothing can be lost:
   checkpoint existed (``open_btree`` returns only after it), so these hold no data.
 
 Anything else without a checkpoint raises ``NotADatabaseError`` naming the device and what is missing.
+
+What a database was created with, its page size (recorded in the checkpoint) and key block size (in page 0), is
+read by ``btree_format_of``: a copy of the database reopens with these (``minidb repair``).
 """
 
 from __future__ import annotations
 
-from ..errors import DatabaseExistsError, DatabaseMissingError, NotADatabaseError
+from ..errors import CorruptionError, DatabaseExistsError, DatabaseMissingError, NotADatabaseError
 from . import doublewrite as dw
 from . import tablespace as ts
 from .fsp import FIRST_FREE_PAGE
-from .redo_log import CHECKPOINT_FILE, FILE_HEADER_SIZE, GROUP, GROUP_MAGIC, file_name
+from .options import DEFAULT_PAGE_SIZE
+from .page import PAGE_SIZES
+from .redo_log import CHECKPOINT_FILE, FILE_HEADER_SIZE, GROUP, GROUP_MAGIC, file_name, read_checkpoint
 
 FIRST_REDO = file_name(1)
 CREATION_FILES = (ts.FILE, dw.FILE, FIRST_REDO, CHECKPOINT_FILE + ".tmp")  # what a creation writes before it
@@ -72,3 +77,19 @@ def _groups(device, name: str) -> int:
         count += 1
         pos += GROUP.size + nbytes
     return count
+
+
+def btree_format_of(dev) -> dict:
+    """The page size and key block size (None: not compressed) the B+tree on ``dev`` was created with."""
+    page_size = page_size_of(dev)
+    key_block_size = ts.Tablespace(dev, page_size).key_block_size if dev.exists(ts.FILE) else None
+    return {"page_size": page_size, "key_block_size": key_block_size}
+
+
+def page_size_of(dev) -> int:
+    """The page size the B+tree checkpoint records (the default if the checkpoint is unreadable)."""
+    try:
+        cp = read_checkpoint(dev)
+    except CorruptionError:
+        cp = None
+    return cp.page_size if cp is not None and cp.page_size in PAGE_SIZES else DEFAULT_PAGE_SIZE

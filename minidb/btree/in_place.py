@@ -7,12 +7,13 @@ The transaction itself holds next to nothing, one change at a time, whatever its
 
 Here each change is one client step of the engine's open *batch* (engine.py): its mini-transactions change the
 pages and their redo groups end with CONTINUE, carrying the change's undo (the key's previous value); ``commit``
-appends the COMMIT group, written and synced like any commit. So:
+appends the COMMIT group, written and synced like any commit. The transaction reaches its engine only through the
+engine's transaction slot (transaction_slot.py), which holds it while it is open. So:
 
 * **memory**: what a change holds until its group reaches the log buffer (the change and its undo record), which
   the engine reports as ``last_write_memory()``; the undo then lives in the redo log, on the device, counted there;
 * **rollback** is recovery: the engine rebuilds its state from the tablespace and the log, and recovery takes back
-  the batch that has no COMMIT, newest change first, from its undo (engine.py ``_rollback``). The buffer pool
+  the batch that has no COMMIT, newest change first, from its undo (rollback.py). The buffer pool
   starts cold after it, as after a restart;
 * **a crash** before ``commit`` leaves no trace of the transaction once the database is reopened; with
   ``commit_in_the_middle`` the chunks already committed stay, as they would with MyRocks;
@@ -40,7 +41,8 @@ class InPlaceTransaction(BaseTransaction):
     def __init__(self, engine, **options) -> None:
         super().__init__(engine, **options)
         self._logical = 0  # bytes of keys and values changed since the last commit
-        engine._txn_begin(self)
+        self._slot = engine.transactions  # the engine's side (transaction_slot.py): the only way this one reaches it
+        self._slot.begin(self)
 
     @property
     def nbytes(self) -> int:
@@ -64,33 +66,33 @@ class InPlaceTransaction(BaseTransaction):
         size = len(key) + (0 if value is None else len(value)) + BATCH_OP_OVERHEAD
         if self.max_bytes is not None and size > self.max_bytes:
             raise self._too_large(size)
-        self.engine._txn_change(self, keyspace, bytes(key), None if value is None else bytes(value))
+        self._slot.change(self, keyspace, bytes(key), None if value is None else bytes(value))
         self.peak_bytes = max(self.peak_bytes, self.engine.last_write_memory())
         self._logical += size - BATCH_OP_OVERHEAD
 
     def _commit_chunk(self) -> None:
         if self.rows:
-            self.engine._txn_commit()
+            self._slot.commit()
             self._counted(self.rows, self._logical)
             self._logical = 0
 
     def _drop(self) -> None:
-        self.engine._txn_rollback()
+        self._slot.rollback()
         self._logical = 0
 
     def commit(self) -> None:
         """Make the changes since the last commit durable (the COMMIT group) and end the transaction."""
         super().commit()
-        self.engine._txn_end(self)
+        self._slot.end(self)
 
     def rollback(self) -> None:
         """Take back the changes since the last commit (by recovery, see the module docstring) and end."""
         super().rollback()
-        self.engine._txn_end(self)
+        self._slot.end(self)
 
     def _check_open(self, what: str) -> None:
         super()._check_open(what)
-        if self.engine._txn is not self:
+        if not self._slot.holds(self):
             self.closed = True
             raise ValueError(f"cannot {what}: the transaction was rolled back when the engine recovered from an "
                              f"error (its changes since the last commit are gone); begin a new one")

@@ -1,18 +1,24 @@
 """The B+tree engine's options, checked once when the engine opens: a wrong option raises ValueError naming it.
 
-Defaults follow InnoDB (MySQL 8.0) where it has the same knob; each comment gives the InnoDB name.
+``open_btree(device, **options)`` takes ``BTreeOptions``' fields as keywords and passes them through whole
+(``parse_options``). Defaults follow InnoDB (MySQL 8.0) where it has the same knob; each comment gives the InnoDB
+name.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from ..sim.clock import Clock
+from .change_buffer_policy import ChangeBufferPolicy
 from .page import PAGE_SIZES
 from .page_zip import KEY_BLOCK_SIZES
+from .split_policy import SplitPolicy
+from .torn_page_repair import TornPageRepair
 
 MIB = 1 << 20
+DEFAULT_PAGE_SIZE = 16384  # innodb_page_size's default
 MIN_POOL_FRAMES = 16  # a tree operation can hold ~a dozen pages at once (a split with its path and siblings)
 
 
@@ -58,9 +64,37 @@ class PageCleanerOptions:
 
 @dataclass(frozen=True)
 class BTreeOptions:
-    """Every option of ``open_btree`` (see its docstring for what each one does)."""
+    """Every option of ``open_btree``; the comments give InnoDB's names, and here is what each one does:
 
-    page_size: int = 16384  # innodb_page_size; fixed when the database is created
+    * ``page_size``: 4096, 8192 or 16384, fixed at creation; reopening with another size raises ValueError.
+    * ``buffer_pool_bytes``: the buffer pool (``buffer_pool_bytes // page_size`` frames, at least 16).
+    * ``fill_factor``: how full ascending (PK-order) inserts leave pages, 15/16 as InnoDB.
+    * ``merge_threshold``: a page below this fill after a delete is merged with a sibling (InnoDB's 50%).
+    * ``doublewrite``: write pages through the doublewrite buffer (torn pages become repairable, writes double).
+    * ``change_buffer``, ``change_buffer_max_size``: buffer changes to uncached leaves of non-unique indexes
+      (``create_keyspace(name, unique=False)``), in at most this fraction of the pool.
+    * ``redo_sync``: ``"commit"`` (sync the redo log at every commit), ``("every", N)`` or ``"none"``.
+    * ``redo_log_bytes``: the redo log capacity; as the log fills, page writes and checkpoints are forced, and past
+      its sync point a client waits for them (checkpoint.py).
+    * ``page_cleaner``: a ``PageCleanerOptions`` (the default one if not given), or None for no page cleaner.
+    * ``split_policy``, ``torn_page_repair``, ``change_buffer_policy``: plug points (minidb/plug_point.py): how a
+      full leaf splits, how recovery finds torn pages and their doublewrite copies, what the change buffer buffers
+      and how it merges; None for the engine's own.
+    * ``clock``: a ``minidb.sim.Clock``; when given, the page cleaner runs once per simulated second.
+    * ``create_if_missing``: create a database where there is none (else ``DatabaseMissingError``);
+      ``error_if_exists``: ``DatabaseExistsError`` if there is one. Files without a checkpoint are never taken for
+      "no database" (``NotADatabaseError``, see database_files.py).
+    * ``read_only``: recover into memory only (redo replayed, an open batch rolled back, torn pages repaired, all
+      in the pool and an in-memory overlay); no file is created, written, renamed or deleted, no lock is taken, and
+      every write raises ``ReadOnlyError``. A read-write open holds the device's ``LOCK`` until ``close``.
+    * ``key_block_size``: None (pages stored as they are) or 1, 2, 4, 8, 16 (KiB, at most the page size): every
+      page is stored as a zlib-compressed image of that many bytes (page_zip.pyx), InnoDB's compressed tables; fixed
+      at creation like the page size. ``compression_level``: the zlib level (innodb_compression_level, 6).
+      A cached page then takes ``page_size + key_block_size`` bytes of the pool (both copies), rows are limited to
+      what two of them fit a block uncompressed, and changes are not buffered (see ``BTreeEngine._make_tree``).
+    """
+
+    page_size: int = DEFAULT_PAGE_SIZE  # innodb_page_size; fixed when the database is created
     buffer_pool_bytes: int = 128 * MIB  # innodb_buffer_pool_size
     fill_factor: float = 15 / 16  # how full ascending inserts leave a page (InnoDB leaves 1/16 free)
     merge_threshold: float = 0.5  # MERGE_THRESHOLD: a page below this fill is merged with a sibling
@@ -69,11 +103,11 @@ class BTreeOptions:
     change_buffer_max_size: float = 0.25  # innodb_change_buffer_max_size, as a fraction of the pool
     redo_sync: str | tuple = "commit"  # innodb_flush_log_at_trx_commit: "commit" (1), ("every", N), "none" (0/2)
     redo_log_bytes: int = 64 * MIB  # innodb_redo_log_capacity (innodb_log_file_size x innodb_log_files_in_group
-    # before MySQL 8.0.30); the experiments scale it like the caches (minidb.scale.engine_sizes)
+    # before MySQL 8.0.30); the experiments scale it like the caches (minidb.scales.engine_sizes)
     page_cleaner: PageCleanerOptions | None = field(default_factory=PageCleanerOptions)  # None: no page cleaner
-    split_policy: object | None = None  # the leaf split plug point (split_policy.SplitPolicy); None: default
-    torn_page_repair: object | None = None  # doublewrite's repair plug point (doublewrite.TornPageRepair)
-    change_buffer_policy: object | None = None  # the change buffer's plug point (change_buffer_policy.py)
+    split_policy: SplitPolicy | None = None  # how a full leaf splits (a plug point); None: the engine's own
+    torn_page_repair: TornPageRepair | None = None  # how recovery repairs torn pages (a plug point); None: own
+    change_buffer_policy: ChangeBufferPolicy | None = None  # what the change buffer takes (a plug point); None: own
     clock: Clock | None = None  # simulated time; paces the page cleaner when given
     create_if_missing: bool = True  # create a database where there is none (False: DatabaseMissingError)
     error_if_exists: bool = False  # DatabaseExistsError if the device already holds a database
@@ -97,20 +131,10 @@ class BTreeOptions:
                    why=f"at least 64 pages of {self.page_size} bytes")
         if self.page_cleaner is not None and not isinstance(self.page_cleaner, PageCleanerOptions):
             raise ValueError(f"bad page_cleaner {self.page_cleaner!r}: must be a PageCleanerOptions or None")
-        if self.split_policy is not None:
-            for method in ("choose_split", "separator"):
-                if not callable(getattr(self.split_policy, method, None)):
-                    raise ValueError(f"bad split_policy {self.split_policy!r}: it has no {method}() method")
-        if self.torn_page_repair is not None:
-            for method in ("page_is_intact", "newest_copies", "needs_repair"):
-                if not callable(getattr(self.torn_page_repair, method, None)):
-                    raise ValueError(f"bad torn_page_repair {self.torn_page_repair!r}: it has no {method}() "
-                                     f"function")
-        if self.change_buffer_policy is not None:
-            for method in ("can_buffer", "merge"):
-                if not callable(getattr(self.change_buffer_policy, method, None)):
-                    raise ValueError(f"bad change_buffer_policy {self.change_buffer_policy!r}: it has no {method}() "
-                                     f"function")
+        for interface in (SplitPolicy, TornPageRepair, ChangeBufferPolicy):
+            plug = getattr(self, interface.option)
+            if plug is not None:
+                interface.check(plug)
         if self.key_block_size is not None:
             kib = [b >> 10 for b in KEY_BLOCK_SIZES if b <= self.page_size]
             if self.key_block_size not in kib or isinstance(self.key_block_size, bool):
@@ -137,6 +161,17 @@ class BTreeOptions:
     def pool_frames(self) -> int:
         """Frames in the buffer pool."""
         return self.buffer_pool_bytes // self.frame_bytes
+
+
+FIELDS = {f.name for f in fields(BTreeOptions)}  # the keywords open_btree takes
+
+
+def parse_options(kwargs: dict) -> BTreeOptions:
+    """``open_btree``'s keywords as checked ``BTreeOptions``; ValueError naming an unknown one."""
+    for name, value in kwargs.items():
+        if name not in FIELDS:
+            raise ValueError(f"unknown B+tree option {name}={value!r}")
+    return BTreeOptions(**kwargs)
 
 
 def sync_mode(redo_sync) -> tuple[str, int]:

@@ -49,6 +49,7 @@ sequence number wins, so a torn write of one block leaves the other. The file's 
 from __future__ import annotations
 
 import struct
+from typing import NamedTuple
 
 from ..crc import crc32  # zlib's CRC-32, computed faster: a group body is every byte of redo
 from ..errors import CorruptionError
@@ -92,9 +93,17 @@ def _file_number(name: str) -> int | None:
     return None
 
 
-def read_checkpoint(device) -> tuple[int, int, int] | None:
-    """(sequence, checkpoint LSN, page size) from the newest valid checkpoint block; None if there is no
-    checkpoint file (no database); CorruptionError if the file exists but no block is valid."""
+class Checkpoint(NamedTuple):
+    """What a checkpoint block records (``CHECKPOINT``, after its magic)."""
+
+    seq: int  # the block's sequence number: of the two blocks, the one with the higher is the newer
+    lsn: int  # the checkpoint LSN: every change below it is in the tablespace, recovery starts here
+    page_size: int  # the database's page size, fixed when it was created
+
+
+def read_checkpoint(device) -> Checkpoint | None:
+    """The newest valid checkpoint block; None if there is no checkpoint file (no database); CorruptionError if the
+    file exists but no block is valid."""
     if not device.exists(CHECKPOINT_FILE):
         return None
     f = device.open(CHECKPOINT_FILE, "redo")
@@ -107,8 +116,8 @@ def read_checkpoint(device) -> tuple[int, int, int] | None:
         magic, seq, lsn, page_size = CHECKPOINT.unpack_from(block)
         (crc,) = struct.unpack_from("<I", block, CHECKPOINT.size)
         if magic == CHECKPOINT_MAGIC and crc == crc32(block[:CHECKPOINT.size]):
-            if best is None or seq > best[0]:
-                best = (seq, lsn, page_size)
+            if best is None or seq > best.seq:
+                best = Checkpoint(seq, lsn, page_size)
     if best is None:
         raise CorruptionError(f"{CHECKPOINT_FILE}: neither checkpoint block is valid")
     return best

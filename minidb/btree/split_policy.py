@@ -1,8 +1,9 @@
 """How a full leaf splits: how many records stay left, and which key goes up to the parent as the separator.
 
-This is the plug point of the split exercise: pass any object with the two methods of ``SplitPolicy`` as
-``open_btree(..., split_policy=...)``. The engine checks every answer (``check_split``, ``check_separator``) and
-raises ValueError for an impossible one, so a wrong policy fails loudly instead of corrupting the tree.
+This is the plug point of the split exercise (minidb/plug_point.py): pass an instance of any class with the two
+functions of ``SplitPolicy`` as ``open_btree(..., split_policy=...)``. The engine checks every answer
+(``check_split``, ``check_separator``) and raises ValueError for an impossible one, so a wrong policy fails loudly
+instead of corrupting the tree.
 
 The engine's own policy, ``DefaultSplitPolicy``, is InnoDB's:
 
@@ -20,11 +21,12 @@ Only leaves use the plug-in; internal pages always split with the default rule.
 
 from __future__ import annotations
 
+from ..plug_point import PlugPoint
 from .split_plan import middle_split  # the byte-balanced split, in C: the engine runs it at every split
 
 
-class SplitPolicy:
-    """The interface of a split policy. Subclass it or provide the same two methods on any object."""
+class SplitPolicy(PlugPoint, option="split_policy"):
+    """The interface of a split policy (a plug point): ``choose_split`` and ``separator``."""
 
     def choose_split(self, sizes: list[int], insert_pos: int, capacity: int, fill_factor: float,
                      ascending: bool) -> int:

@@ -11,6 +11,7 @@ A tree does not hold the engine. It gets the collaborators it needs, the same fo
   by index id, and the change buffer, which is set once it is built (its own entries live in one of the trees).
 
 The engine builds one context each time it opens the database (and again when it recovers after a failure).
+``page_tag`` names the keyspace a page belongs to, for the IO counts.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from . import page as pg
 
 
 @dataclass
@@ -35,3 +38,13 @@ class TreeContext:
     counters: dict  # the engine's event counters: splits, root_splits, merges, root_lifts
     trees: dict = field(default_factory=dict)  # index id -> BTree, internal trees included
     change_buffer: Any = None  # change_buffer.ChangeBuffer, once built
+
+
+def page_tag(trees: dict, frame) -> str:
+    """The IO tag of the page in ``frame``: its keyspace (``trees``: index id -> tree), or __fsp, __free, __catalog,
+    __change_buffer (the pager tags every page IO with it)."""
+    page = pg.Page(frame.buf)
+    if page.type == pg.INDEX_PAGE:
+        tree = trees.get(page.index_id)
+        return tree.name if tree is not None else f"__index{page.index_id}"
+    return {pg.FSP_PAGE_TYPE: "__fsp", pg.FREE_PAGE: "__free"}.get(page.type, "")

@@ -1,6 +1,6 @@
 """Walking the database: the structural check behind ``BTreeEngine.check()`` and the tree figures of ``stats()``.
 
-``check`` proves that the tablespace holds a valid forest of B+trees:
+``check_database`` (``check``) proves that the tablespace holds a valid forest of B+trees:
 
 * every page of a tree is an index page of that tree, one level below its parent, reached exactly once;
 * keys are strictly increasing in every page, and every key lies within the bounds its ancestors' separators give
@@ -144,3 +144,30 @@ def check_space(trees: list[TreeReport], free: set[int], page_count: int) -> Non
     lost = sorted(set(range(page_count)) - owner.keys())
     if lost:
         raise CorruptionError(f"pages {lost[:10]} belong to no tree and are not free (leaked)")
+
+
+def check_database(engine) -> dict:
+    """``check`` on the database of ``engine`` (a BTreeEngine): every tree, the catalog's and the change buffer's
+    included, the free list, and every page used once; then that every leaf the change buffer holds entries for is
+    a leaf of their index. Raises CorruptionError on the first violation; returns a summary."""
+    read = PageReader(engine.pool, engine.tablespace, engine.device.stats)
+    internal = [engine.tree_by_id[fsp.CATALOG_INDEX_ID], engine.tree_by_id[fsp.CHANGE_BUFFER_INDEX_ID]]
+    reports = [walk_tree(t.name, t.index_id, t.root, read)
+               for t in internal + [engine.trees[n] for n in engine.keyspaces()]]
+    head = read(fsp.FSP_PAGE, "__fsp").buf
+    page_count = fsp.read_u32(head, fsp.OFF_PAGE_COUNT)
+    free = walk_free_list(read, fsp.read_u32(head, fsp.OFF_FREE_HEAD), fsp.read_u32(head, fsp.OFF_FREE_COUNT),
+                          page_count)
+    check_space(reports, free, page_count)
+    by_name = {r.name: r for r in reports}
+    for page_no, index_id in engine.change_buffer.owner.items():
+        tree = engine.tree_by_id.get(index_id)
+        if tree is None or page_no not in by_name[tree.name].pages:
+            raise CorruptionError(f"change buffer: entries for page {page_no}, which is not a page of index "
+                                  f"{index_id}")
+    return {
+        "pages": page_count,
+        "free_pages": len(free),
+        "keyspaces": {r.name: {"height": r.height, "leaf_pages": r.leaf_pages,
+                               "internal_pages": r.internal_pages, "records": r.records} for r in reports},
+    }

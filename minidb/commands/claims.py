@@ -17,7 +17,7 @@ import argparse
 import importlib
 import sys
 
-from .. import experiments, scale as scales
+from .. import experiments, scales
 from ..experiments import claims as claims_mod
 from ..experiments import magnitudes
 from .experiment import available, resolve

@@ -17,7 +17,7 @@ import os
 import sys
 from pathlib import Path
 
-from .. import experiments, scale as scales
+from .. import experiments, scales
 from ..experiments import executors
 from . import output_file
 

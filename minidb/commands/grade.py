@@ -42,6 +42,10 @@ def register(subparsers) -> None:
     )
     p.add_argument("--roster", type=Path, metavar="CSV", help="the class roster (student_id, name, email)")
     p.add_argument("--deadline", metavar="ISO_TIME", help="the deadline, e.g. 2026-12-01T23:59+00:00")
+    p.add_argument("--submitted", type=Path, metavar="CSV",
+                   help="when each student handed in (columns student, submitted), where the export does not say")
+    p.add_argument("--latest", action="store_true",
+                   help="grade the latest of several submissions for one student (by recorded time), not refuse")
     p.add_argument("--late-penalty", type=number_in(0, 1), default=0.1, metavar="SHARE",
                    help="share of the points lost per started day late (default 0.1)")
     p.add_argument("--feedback-dir", type=Path, metavar="DIR", help="write each student's feedback (Markdown) here")
@@ -50,20 +54,26 @@ def register(subparsers) -> None:
         "--exercises-dir", type=Path, metavar="DIR", help="where the exercises are (default: this checkout's)"
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--unsafe-no-sandbox", action="store_true",
+                   help="grade even where the students' code cannot be confined (not root, or no namespaces): "
+                   "it then runs with your rights and network; for trusted code only")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Grade, write the CSV, print a one-line summary; exit code 2 on bad arguments, 1 if the stub run fails."""
+    """Grade, write the CSV, print a one-line summary; exit code 2 on bad arguments or where grading is refused
+    (no confinement, exposed hidden tests, two submissions for a student, a missing time), 1 if the stub run fails."""
     # Imported here, not at the top: pandas and pytest would slow down every other minidb command's start.
     from ..grading import bulk
     from ..grading.exercise import default_root, find_exercise
+    from ..grading.handins import read_submitted
     from ..grading.late import LatePolicy, parse_deadline
     from ..grading.roster import read_roster
 
     try:
         late = LatePolicy(parse_deadline(args.deadline), args.late_penalty) if args.deadline else None
         roster = read_roster(args.roster) if args.roster else None
+        submitted = read_submitted(args.submitted) if args.submitted else None
         exercise = find_exercise(args.exercises_dir or default_root(), args.exercise)
         submissions = bulk.find_submissions(args.submissions)
         if not submissions:
@@ -71,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
         frame = bulk.grade_all(
             exercise, submissions, jobs=args.jobs, test_timeout=args.test_timeout,
             submission_timeout=args.timeout, results_dir=args.results_dir, progress=not args.no_progress,
-            roster=roster, late=late, feedback_dir=args.feedback_dir,
+            roster=roster, late=late, feedback_dir=args.feedback_dir, submitted=submitted, latest=args.latest,
+            unsafe=args.unsafe_no_sandbox,
         )
     except ValueError as e:
         print(f"minidb grade: error: {e}", file=sys.stderr)

@@ -7,7 +7,8 @@
 
 Every workload takes the engine options (``--engine``, ``--cache``, ``--seed``, ``--device``, ``--scale``) and
 ``--json``; each adds its own size options (rows, transactions, ...), which default to the scale's sizes
-(``minidb.scale``). The summary's fields are explained in ``minidb.workloads.driver``.
+(``minidb.scales``). The server is the book's calibrated one (``minidb.experiments.calibration``). The summary's
+fields are explained in ``minidb.workloads.driver``.
 
 Every size and count has an upper bound, checked with the arguments before any work (``--help`` shows them): the
 simulated device keeps every byte in memory, so ``--rows 1e12`` would run until memory runs out. The bounds are
@@ -23,7 +24,7 @@ import math
 import sys
 from dataclasses import dataclass
 
-from .. import engines, scale as scales
+from .. import engines, scales
 from ..units import TIB, count_in, int_in, size_in
 
 DEVICE_CHOICES = ("nvme", "slow-ssd", "sm863", "gp2", "io1")  # minidb.storage.models.PRESETS
@@ -124,12 +125,14 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the workload and print its summary; exit code 2 if the workload rejects a value."""
     from .. import workloads  # imported here so that ``minidb --help`` does not load the engines
+    from ..experiments.calibration import calibrated_server
 
     w: Workload = args.run_workload
     sizes = {o.keyword: getattr(args, o.keyword) for o in w.options if getattr(args, o.keyword) is not None}
     try:
-        result = getattr(workloads, w.function)(
-            engine=args.engine, cache_bytes=args.cache, seed=args.seed, device=args.device, scale=args.scale, **sizes)
+        setup = workloads.RunSetup(workloads.DataSetup(args.engine, scale=args.scale, seed=args.seed),
+                                   cache_bytes=args.cache, device=args.device, server_model=calibrated_server())
+        result = getattr(workloads, w.function)(setup, **sizes)
     except ValueError as e:
         print(f"minidb run {args.workload}: error: {e}", file=sys.stderr)
         return 2

@@ -103,11 +103,15 @@ def _open_dir(args: argparse.Namespace):
 
 def _load(args: argparse.Namespace):
     """Insert ``args.rows`` iibench rows into a fresh engine under simulated time; return it still open."""
-    from .. import scale as scales
+    from .. import scales
+    from ..experiments.calibration import calibrated_server
+    from ..workloads import DataSetup, RunSetup
     from ..workloads.insert_benchmark import RowGenerator, insert_rows, schema, sized_driver
 
     rows = scales.insert_benchmark("tiny").rows if args.rows is None else args.rows
-    drv = sized_driver(args.engine, rows, args.cache, args.seed, scale=args.scale)
+    setup = RunSetup(DataSetup(args.engine, scale=args.scale, seed=args.seed), cache_bytes=args.cache,
+                     server_model=calibrated_server())
+    drv = sized_driver(setup, rows)
     insert_rows(drv, drv.table(schema()), RowGenerator(args.seed), rows, LOAD_ROWS_PER_COMMIT)
     args.rows_loaded = rows
     return drv.engine, args.engine, drv.storage

@@ -31,9 +31,10 @@ import functools
 
 import pandas as pd
 
-from .. import scale as scales
+from .. import data, engines
+from .. import scales
 from ..sim.server import ServerModel
-from ..workloads import tpcc
+from ..workloads import DataSetup, RunSetup, tpcc
 from ..workloads.tpcc import estimated_db_bytes
 from .runner import sweep
 
@@ -43,15 +44,12 @@ from .runner import sweep
 STATEMENT_TO_ROW = 2.63
 SCALE = "tiny"  # the calibration run's scale: fixed, so that every scale uses the same parameters
 IN_MEMORY = 4.0  # the calibration run's cache over its estimated data: everything cached, as at 100 GB in seed 001
-ENGINES = {"InnoDB": "btree", "MyRocks": "lsm"}  # seed 001's engines -> ours
 
 
 def published_point() -> pd.DataFrame:
     """Seed 001 at its largest memory: CPU milliseconds per transaction of each engine (engine, memory_gb, tps,
     cpu_ms_per_txn)."""
-    from .f3_memory_sweep import published  # F3 owns seed 001's table and its CPU arithmetic
-
-    pub = published()
+    pub = data.tpcc_memory_sweep()
     top = pub[pub.memory_gb == pub.memory_gb.max()]
     return top[["engine", "memory_gb", "tps", "cpu_ms_per_txn"]].reset_index(drop=True)
 
@@ -61,7 +59,7 @@ def engine_run(engine: str) -> dict:
     engine's CPU milliseconds, the statements and the rows."""
     warehouses = scales.tpcc(SCALE).warehouses
     cache = int(IN_MEMORY * estimated_db_bytes(warehouses, SCALE))
-    r = tpcc(engine, scale=SCALE, cache_bytes=cache, server_model=ServerModel.none())
+    r = tpcc(RunSetup(DataSetup(engine, scale=SCALE), cache_bytes=cache, server_model=ServerModel.none()))
     steps, ops = r.steps, r.summary["ops"]
     return {"engine_cpu_ms_per_txn": r.summary["cpu_seconds_per_op"] * 1000,
             "statements_per_txn": sum(s.statements for s in steps) / ops,
@@ -73,7 +71,7 @@ def fit() -> pd.DataFrame:
     """The calibration table: per engine, the published CPU per transaction, ours, the server's share, and the
     statements and rows; the fitted ``row_seconds`` and ``statement_seconds`` are in its ``attrs``."""
     pub = published_point()
-    runs = sweep(engine_run, [{"engine": ENGINES[name]} for name in pub.engine], name="server-calibration",
+    runs = sweep(engine_run, [{"engine": engines.kind_of(name)} for name in pub.engine], name="server-calibration",
                  executor=False, progress=False).drop(columns="engine")
     rows = []
     for p, ours in zip(pub.itertuples(), runs.to_dict("records")):

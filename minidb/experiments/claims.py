@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-SCALES = ("tiny", "small", "large")  # the scales a claim may be required to hold at (minidb.scale's presets)
+SCALES = ("tiny", "small", "large")  # the scales a claim may be required to hold at (minidb.scales's presets)
 COLUMNS = ("claim", "published", "ours", "band", "holds", "reason")  # verdict()'s columns, in order
 WITHIN = (2.0, 1.25)  # the magnitude yardsticks: ours within 2x of the published figure, and within 1.25x
 NEAR_ZERO = 0.01  # a published figure smaller than this (in absolute value) is compared with a tolerance, not a ratio

@@ -8,13 +8,13 @@ figures in the same columns and units, so a chart can put them side by side.
 
 **The two configurations.**
 
-* *IO-bound*: the cache is the seed's fraction of the database (``minidb.scale.INSERT_BENCHMARK``: a 35 GB buffer
+* *IO-bound*: the cache is the seed's fraction of the database (``minidb.scales.INSERT_BENCHMARK``: a 35 GB buffer
   pool for InnoDB's 362 GB, a 10 GB block cache for MyRocks's 226 GB), applied to the database the run will build.
-  No floor is applied (``minidb.scale``'s 5 MiB minimum would make a ``tiny`` run fit in memory).
+  No floor is applied (``minidb.scales``'s 5 MiB minimum would make a ``tiny`` run fit in memory).
 * *in-memory*: the seed's 190 GB caches for the 500 million rows of its in-memory run, whose MyRocks database
   would be a quarter of the 226 GB of 2 billion rows: 3.4 times the database, "all data cached".
 
-**The redo log.** The B+tree's redo log is seed 000's InnoDB log (``minidb.scale.INSERT_BENCHMARK_REDO_BYTES``)
+**The redo log.** The B+tree's redo log is seed 000's InnoDB log (``minidb.scales.INSERT_BENCHMARK_REDO_BYTES``)
 scaled like the caches: the same fraction of the database in each configuration, so it wraps as often per insert.
 In memory nothing is read and the pool never evicts, yet InnoDB wrote 4.35 KB per insert: as the log fills, its
 checkpoints force the pages changed since out (``minidb.btree.checkpoint``), and a client that finds the log
@@ -39,9 +39,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .. import data, engines
-from .. import scale as scales
+from .. import scales
 from ..table import RowLayout
-from ..workloads import insert_benchmark
+from ..workloads import DataSetup, RunSetup, insert_benchmark
 from ..workloads.insert_benchmark import INDEXES, RowGenerator, schema
 from .calibration import calibrated_server
 from .claims import Claim, at_least, between, equals, within
@@ -51,21 +51,21 @@ ENGINES = engines.NAMES  # the two engines, B+tree first as in the book's charts
 CONFIGS = ("in-memory", "io-bound")  # the seed's two configurations
 SECONDARY_INDEXES = 3  # seed 000: "each table has 3 secondary indexes"
 DEVICE = "nvme"  # seed 000's first post: "fast NVMe flash"
-# The post configuration each of ours is scaled from: caches, redo log and LSM sizes (minidb.scale's references).
+# The post configuration each of ours is scaled from: caches, redo log and LSM sizes (minidb.scales' references).
 # seed 000's in-memory run inserted 500m rows, a quarter of the IO-bound run's, with the same redo log and memtable.
 REFERENCES = {"in-memory": scales.INSERT_BENCHMARK_IN_MEMORY, "io-bound": scales.INSERT_BENCHMARK}
 IN_MEMORY_ROWS_SHARE = scales.IN_MEMORY_ROWS_SHARE  # the in-memory run's rows / the IO-bound run's
 IN_MEMORY_CACHE_FRACTION = scales.INSERT_BENCHMARK_IN_MEMORY.cache_fraction["lsm"]  # 190 GB over that database
-# The B+tree's redo log is the same in both configurations (minidb.scale.INSERT_BENCHMARK_REDO_BYTES), so in memory
+# The B+tree's redo log is the same in both configurations (minidb.scales.INSERT_BENCHMARK_REDO_BYTES), so in memory
 # it is a larger fraction of the (smaller) database than IO-bound.
 REDO_FRACTION = {config: reference.redo_fraction for config, reference in REFERENCES.items()}
 # Sync policy of the seed's runs: "sync on commit was disabled for the database redo log & binlog".
 SYNC_PRESET = "no-sync"
 BINLOG = dict(binlog=True, sync_binlog=0)  # seed 000: "The binlog was enabled for all tests", never synced
 
-# The published rows this experiment stands for: seed 000's fast-SSD table ("IO metrics") for the two engines.
-PUBLISHED_ENGINES = {"InnoDB-5.7": "btree", "MyRocks": "lsm"}  # published name -> our engine
-PUBLISHED_SIZE_NAMES = {"InnoDB-5.7.10": "InnoDB-5.7", "MyRocks": "MyRocks"}  # size table's names -> the above
+# The published rows this experiment stands for: seed 000's fast-SSD table ("IO metrics") for the two engines it
+# compares (InnoDB 5.6 is left out); engines.kind_of says which of ours each stands for.
+PUBLISHED_NAMES = ("InnoDB-5.7", "MyRocks")
 
 # Rows of the book's run: at ``small`` a fifth of the scale's million, with the same shape of results, so that the
 # chapter builds in about a minute; other scales use their own count (None).
@@ -114,9 +114,9 @@ def run_point(engine: str, config: str | None, rows: int, seed: int = 0, change_
     redo = max(scales.MIN_REDO_BYTES, int(redo_factor * redo_log_bytes(config or "io-bound", rows)))
     options = {**spec.preset(SYNC_PRESET), **spec.supported(change_buffer=change_buffer, redo_log_bytes=redo)}
     cache = cache_bytes(engine, config, rows) if cache is None else cache
-    result = insert_benchmark(engine, rows=rows, cache_bytes=cache, seed=seed,
-                              device=DEVICE, secondary_indexes=SECONDARY_INDEXES,
-                              server_model=calibrated_server(**BINLOG), **options)
+    setup = RunSetup(DataSetup(engine, seed=seed, engine_options=options), cache_bytes=cache, device=DEVICE,
+                     server_model=calibrated_server(**BINLOG))
+    result = insert_benchmark(setup, rows, secondary_indexes=SECONDARY_INDEXES)
     s = result.summary
     row = {c: s[c] for c in COLUMNS if c not in ("engine", "config")}
     row.update(write_amp=s["write_amp"], cache_hit_rate=s["cache_hit_rate"], bottleneck=s["bottleneck"],
@@ -158,7 +158,7 @@ def index_reads_per_op(io, ops: int) -> dict[str, float]:
 
 def run(scale: str | None = None, *, rows: int | None = None, seed: int = 0, change_buffer=(True,),
         executor=None, cache_dir=None, progress: bool = True) -> pd.DataFrame:
-    """Both engines in both configurations at ``scale`` (default ``minidb.scale.current()``): one row per
+    """Both engines in both configurations at ``scale`` (default ``minidb.scales.current()``): one row per
     (engine, config[, change_buffer]) with ``COLUMNS`` first. ``change_buffer`` lists the B+tree settings to run.
     ``attrs["growth"]`` holds the fixed-cache growth sweep (``growth``; ``growth_of`` gives it back as a frame)."""
     rows = scales.insert_benchmark(scale).rows if rows is None else int(rows)
@@ -200,8 +200,9 @@ def growth_point(rows: int, cache_bytes: int, seed: int = 0) -> dict:
     cache, and the page reads per insert."""
     spec = engines.get(GROWTH_ENGINE)
     options = {**spec.preset(SYNC_PRESET), **spec.supported(change_buffer=False)}
-    s = insert_benchmark(GROWTH_ENGINE, rows=rows, cache_bytes=cache_bytes, seed=seed, device=DEVICE,
-                         secondary_indexes=SECONDARY_INDEXES, **options).summary
+    setup = RunSetup(DataSetup(GROWTH_ENGINE, seed=seed, engine_options=options), cache_bytes=cache_bytes,
+                     device=DEVICE, server_model=calibrated_server())
+    s = insert_benchmark(setup, rows, secondary_indexes=SECONDARY_INDEXES).summary
     return {"db_bytes": s["db_bytes"], "db_over_cache": s["db_bytes"] / s["cache_bytes"],
             "reads_per_insert": s["reads_per_op"]}
 
@@ -241,10 +242,8 @@ def published() -> pd.DataFrame:
     """Seed 000's fast-SSD figures for InnoDB-5.7 and MyRocks in ``run``'s columns and units (KB = 1024 bytes as
     iostat's), ``engine`` holding the published name; ``db_bytes`` only where the post gives it (IO-bound)."""
     io = data.load("insert_benchmark_by_storage")
-    io = io[(io.storage == "fast-ssd") & io.engine.isin(PUBLISHED_ENGINES)]
-    size = data.load("insert_benchmark_size")
-    size = size[size.engine.isin(PUBLISHED_SIZE_NAMES)].assign(engine=lambda f: f.engine.map(PUBLISHED_SIZE_NAMES))
-    size_bytes = dict(zip(size.engine, size.size_gb * 1e9))
+    io = io[(io.storage == "fast-ssd") & io.engine.isin(PUBLISHED_NAMES)]
+    size_bytes = {name: gb * 1e9 for name, gb in _published_sizes().items()}
     frame = pd.DataFrame({
         "engine": io.engine.values,
         "config": io.workload.values,
@@ -261,6 +260,14 @@ def iostat_overstatement(engine: str) -> float:
     """The factor by which seed 000's iostat figures overstate what ``engine`` wrote (iostat_overstatement.csv): it
     counts the bytes of deleted RocksDB files that the SSD trims as written."""
     return float(data.load("iostat_overstatement").set_index("engine").overstatement[engine])
+
+
+def _published_sizes() -> dict[str, float]:
+    """Seed 000's final database sizes (GB) under ``PUBLISHED_NAMES`` (the size table names versions in full:
+    InnoDB-5.7.10 is InnoDB-5.7)."""
+    sizes = data.load("insert_benchmark_size")
+    return {name: float(gb) for full, gb in zip(sizes.engine, sizes.size_gb)
+            for name in PUBLISHED_NAMES if full.startswith(name)}
 
 
 def _share(part: float, whole: float) -> float:
@@ -289,7 +296,7 @@ class CacheGrid:
     cache_pcts: tuple[float, ...]  # cache / estimated_db_bytes(rows), in %
 
 
-# Caches double from below the seed's IO-bound shares (minidb.scale.INSERT_BENCHMARK.cache_fraction) to past its
+# Caches double from below the seed's IO-bound shares (minidb.scales.INSERT_BENCHMARK.cache_fraction) to past its
 # in-memory one (IN_MEMORY_CACHE_FRACTION), on rows enough that the smallest still gives the B+tree its minimum pool
 # of 16 pages (tests/experiments/test_f1.py checks it); ``tiny``'s few rows, to cost seconds, allow no smaller start.
 CACHE_GRIDS = {"tiny": CacheGrid(10_000, (20, 40, 80, 160, 320)),
@@ -326,10 +333,9 @@ def published_cache_shares() -> pd.DataFrame:
     of seed 000; the in-memory run's database ``IN_MEMORY_ROWS_SHARE`` of it)."""
     frame = published()
     in_memory_gb = data.load("insert_benchmark_caches").set_index("config").cache_gb["in-memory"]
-    sizes = data.load("insert_benchmark_size").set_index("engine").size_gb
-    size_names = {ours: theirs for theirs, ours in PUBLISHED_SIZE_NAMES.items()}
-    share = [in_memory_gb / (sizes[size_names[engine]] * IN_MEMORY_ROWS_SHARE) if config == "in-memory"
-             else scales.INSERT_BENCHMARK.cache_fraction[PUBLISHED_ENGINES[engine]]
+    sizes = _published_sizes()
+    share = [in_memory_gb / (sizes[engine] * IN_MEMORY_ROWS_SHARE) if config == "in-memory"
+             else scales.INSERT_BENCHMARK.cache_fraction[engines.kind_of(engine)]
              for engine, config in zip(frame.engine, frame.config)]
     out = frame.assign(cache_of_db_pct=[100 * float(s) for s in share])
     out.attrs = frame.attrs

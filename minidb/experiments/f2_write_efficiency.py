@@ -11,7 +11,7 @@ amplification. A smaller page writes fewer bytes for the same dirty rows.
 on, as InnoDB's default), once more with 16 KiB pages and the doublewrite buffer off, and on the LSM; ``published``
 gives the post's table in the same columns.
 
-**The configuration.** The cache is the seed's RAM over InnoDB's database size (``minidb.scale.LINKBENCH``),
+**The configuration.** The cache is the seed's RAM over InnoDB's database size (``minidb.scales.LINKBENCH``),
 applied to the database the run will build, the same number of bytes for every page size (at least 16 pages of
 16 KiB, the B+tree's smallest pool). The seed's MyRocks used zlib; our LSM has LZ4 and ZSTD, and ZSTD is the
 closer in ratio, so the LSM runs with ZSTD on every level. Redo and WAL are synced at every commit (the seed does
@@ -30,9 +30,10 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import data, engines
-from .. import scale as scales
-from ..workloads import linkbench
+from .. import scales
+from ..workloads import DataSetup, RunSetup, linkbench
 from ..workloads.linkbench import estimated_db_bytes
+from .calibration import calibrated_server
 from .claims import Claim, at_least, between, within
 from .runner import sweep
 
@@ -45,8 +46,6 @@ DEVICE = "nvme"  # the seed's server is not described beyond "fast SSD"; F1's de
 
 # Configurations: (engine, page or block size, doublewrite); the LSM has no doublewrite buffer.
 POINTS = tuple([("btree", ps, True) for ps in PAGE_SIZES] + [("btree", 16 * KIB, False), ("lsm", LSM_BLOCK_SIZE, None)])
-# Published rows: the seed's engine names -> ours.
-PUBLISHED_ENGINES = {"InnoDB": "btree", "MyRocks": "lsm"}
 
 COLUMNS = ("engine", "page_size_kb", "doublewrite", "tps", "bottleneck", "wkb_per_txn", "rkb_per_txn",
            "reads_per_txn", "writes_per_txn", "page_wkb_per_txn", "doublewrite_wkb_per_txn", "log_wkb_per_txn",
@@ -112,8 +111,9 @@ def run_point(engine: str, page_size: int, doublewrite: bool | None, nodes: int,
     keeper = _EngineKeeper()
     options = {spec.page_option: page_size, **spec.preset(SYNC_PRESET),
                **spec.supported(doublewrite=doublewrite, compression=LSM_COMPRESSION, listeners=(keeper,))}
-    result = linkbench(engine, nodes=nodes, requests=requests, cache_bytes=cache_bytes(nodes, seed), seed=seed,
-                       device=DEVICE, **options)
+    setup = RunSetup(DataSetup(engine, seed=seed, engine_options=options), cache_bytes=cache_bytes(nodes, seed),
+                     device=DEVICE, server_model=calibrated_server())
+    result = linkbench(setup, nodes, requests)
     s, io = result.summary, result.io
     ops = s["ops"]
     levels = {"levels": level_flows(spec, keeper.engine)} if keeper.engine is not None else {}
@@ -139,7 +139,7 @@ def run_point(engine: str, page_size: int, doublewrite: bool | None, nodes: int,
 
 def run(scale: str | None = None, *, nodes: int | None = None, requests: int | None = None, seed: int = 0,
         executor=None, cache_dir=None, progress: bool = True) -> pd.DataFrame:
-    """Every configuration of ``POINTS`` at ``scale`` (default ``minidb.scale.current()``): one row each, with
+    """Every configuration of ``POINTS`` at ``scale`` (default ``minidb.scales.current()``): one row each, with
     ``COLUMNS``; ``doublewrite`` is None for the LSM. ``attrs["levels"]`` holds the LSM's level flows
     (``LEVEL_COLUMNS``, see the module docstring; ``levels_of`` gives them back as a frame)."""
     size = scales.linkbench(scale)

@@ -14,7 +14,7 @@ second (``rkb_per_txn`` = read KB/s over TPS).
 
 **The configuration.** A memory of ``m`` GB becomes a cache of ``m / 70`` times the estimated bytes of the run's
 data: 70 GB is MyRocks's uncompressed size in the post, the size our estimate (keys and values, as the LSM stores
-them) stands for (``minidb.scale.TPCC_MEMORY_SWEEP``). Both engines get the same cache at each point, as in the
+them) stands for (``minidb.scales.TPCC_MEMORY_SWEEP``). Both engines get the same cache at each point, as in the
 post, and the LSM's memtable and level sizes scale from the same reference. The LSM compresses with LZ4, as the
 post's MyRocks. The runs use the device model of the seed's own SSD, a SATA Samsung SM863, from its data sheet
 (``minidb.storage.models.sm863``): it reads at random three times faster than it writes, and its 520 MB/s are a
@@ -30,8 +30,8 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import data, engines
-from .. import scale as scales
-from ..workloads import tpcc
+from .. import scales
+from ..workloads import DataSetup, RunSetup, tpcc
 from ..workloads.tpcc import estimated_db_bytes
 from .calibration import calibrated_server
 from .claims import SCALES, Claim, at_least, at_most, between, within
@@ -41,9 +41,8 @@ MEMORY_GB = (5, 10, 20, 40, 60, 80, 100)  # points of the seed's sweep (its tabl
 LSM_COMPRESSION = "lz4"  # seed 001: "LZ4 as the default compression on disk"
 DEVICE = "sm863"  # seed 001: "Storage: SAMSUNG SM863 1.9TB Enterprise SSD" (minidb.storage.models.sm863)
 ENGINES = engines.NAMES
-PUBLISHED_ENGINES = {"InnoDB": "btree", "MyRocks": "lsm"}  # the seed's engine names -> ours
 
-SERVER_THREADS = 56  # seed 001's server: "2 sockets / 28 cores / 56 threads"; vmstat's % are of all of them
+SERVER_THREADS = data.SEED_001_THREADS  # seed 001's server's hardware threads, which vmstat's % are of
 # The server's binlog as the post set it: "binary log on ... sync_binlog=10000" (data/sources.csv).
 BINLOG = dict(binlog=True, sync_binlog=10000)
 # The post does not say how many sysbench threads it ran. Its MyRocks used 72% of 56 hardware threads' CPU at
@@ -67,10 +66,10 @@ def run_point(engine: str, memory_gb: float, warehouses: int, transactions: int,
     """One TPC-C run with the cache standing for ``memory_gb``: TPS, what limits it, and IO per transaction
     and per second."""
     options = engines.get(engine).supported(compression=LSM_COMPRESSION)  # ValueError if unknown
-    result = tpcc(engine, warehouses=warehouses, transactions=transactions,
-                  cache_bytes=cache_bytes(memory_gb, warehouses, scale, seed), seed=seed, device=DEVICE, scale=scale,
-                  reference=scales.TPCC_MEMORY_SWEEP, clients=CLIENTS, cores=SERVER_THREADS,
-                  server_model=calibrated_server(**BINLOG), **options)
+    data = DataSetup(engine, scale=scale, seed=seed, reference=scales.TPCC_MEMORY_SWEEP, engine_options=options)
+    setup = RunSetup(data, cache_bytes=cache_bytes(memory_gb, warehouses, scale, seed), device=DEVICE,
+                     clients=CLIENTS, cores=SERVER_THREADS, server_model=calibrated_server(**BINLOG))
+    result = tpcc(setup, warehouses, transactions)
     s = result.summary
     return {
         "tps": s["ops_per_sec"],
@@ -89,7 +88,7 @@ def run_point(engine: str, memory_gb: float, warehouses: int, transactions: int,
 
 def run(scale: str | None = None, *, warehouses: int | None = None, transactions: int | None = None,
         memory_gb=MEMORY_GB, seed: int = 0, executor=None, cache_dir=None, progress: bool = True) -> pd.DataFrame:
-    """Both engines at every memory of ``memory_gb`` at ``scale`` (default ``minidb.scale.current()``): one row
+    """Both engines at every memory of ``memory_gb`` at ``scale`` (default ``minidb.scales.current()``): one row
     each, with ``COLUMNS``; ``tps_vs_largest`` is a run's TPS over its engine's at the largest memory."""
     scale = scales.current(scale)
     size = scales.tpcc(scale)
@@ -103,22 +102,10 @@ def run(scale: str | None = None, *, warehouses: int | None = None, transactions
 
 
 def published() -> pd.DataFrame:
-    """Seed 001's tables in ``run``'s columns (``engine`` holding the published name); per transaction = per
-    second over TPS; CPU milliseconds per transaction = vmstat's user + system share of the server's
-    ``SERVER_THREADS`` hardware threads over TPS. The post's write KB/s include the binary log, which our engines
+    """Seed 001's tables in ``run``'s columns (``engine`` holding the published name), per transaction as well as
+    per second (``minidb.data.tpcc_memory_sweep``). The post's write KB/s include the binary log, which our engines
     do not have."""
-    table = data.load("tpcc_memory_sweep")
-    frame = pd.DataFrame({
-        "engine": table.engine.values,
-        "memory_gb": table.memory_gb.values,
-        "tps": table.tps.values,
-        "rkb_per_txn": (table.read_kb_per_sec / table.tps).values,
-        "wkb_per_txn": (table.write_kb_per_sec / table.tps).values,
-        "read_kb_per_sec": table.read_kb_per_sec.values,
-        "write_kb_per_sec": table.write_kb_per_sec.values,
-        "cpu_ms_per_txn": ((table.cpu_user_pct + table.cpu_sys_pct) / 100 * SERVER_THREADS / table.tps * 1000).values,
-    })
-    frame = _relative(frame)
+    frame = _relative(data.tpcc_memory_sweep())
     frame.attrs["name"] = "tpcc_memory_sweep"
     return frame
 

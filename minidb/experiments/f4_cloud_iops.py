@@ -22,15 +22,15 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import data, engines
-from .. import scale as scales
+from .. import scales
 from ..storage.models import gp2, io1
-from ..workloads import tpcc
+from ..workloads import DataSetup, RunSetup, tpcc
 from ..workloads.tpcc import estimated_db_bytes
+from .calibration import calibrated_server
 from .claims import Claim, at_most, between, within
 from .runner import sweep
 
 ENGINES = engines.NAMES
-PUBLISHED_ENGINES = {"InnoDB": "btree", "MyRocks": "lsm"}  # the seed's engine names -> ours
 INSTANCE = "c5.9xlarge"  # the post's server, a row of its cost table
 # The post's server has 36 vCPUs (AWS's c5 instance types: a c5.9xlarge has 36). The post does not say how many
 # sysbench threads it ran; the runs use one client per hardware thread, the rule of chapter 5's sweep
@@ -62,7 +62,7 @@ def volume(volume_type: str, iops: int):
 
 def cache_bytes(warehouses: int, scale: str | None = None, seed: int = 0) -> int:
     """The cache of a run of ``warehouses`` warehouses: the post's 27 GB over InnoDB's 471 GB
-    (``minidb.scale.TPCC``) of the estimated data, at least the B+tree's smallest pool."""
+    (``minidb.scales.TPCC``) of the estimated data, at least the B+tree's smallest pool."""
     fraction = scales.TPCC.cache_fraction["btree"]
     return max(scales.SMALLEST_POOL_BYTES, int(fraction * estimated_db_bytes(warehouses, scale, seed)))
 
@@ -79,9 +79,10 @@ def run_point(engine: str, volume_type: str, iops: int, warehouses: int, transac
     model = volume(volume_type, iops)
     # seed 003: MyRocks with LZ4 on all levels; ValueError naming the engines if unknown
     options = engines.get(engine).supported(compression="lz4")
-    s = tpcc(engine, warehouses=warehouses, transactions=transactions,
-             cache_bytes=cache_bytes(warehouses, scale, seed), seed=seed, device=model, scale=scale, clients=CLIENTS,
-             cores=SERVER_THREADS, **options).summary
+    setup = RunSetup(DataSetup(engine, scale=scale, seed=seed, engine_options=options),
+                     cache_bytes=cache_bytes(warehouses, scale, seed), device=model, clients=CLIENTS,
+                     cores=SERVER_THREADS, server_model=calibrated_server())
+    s = tpcc(setup, warehouses, transactions).summary
     return {
         "tps": s["ops_per_sec"],
         "bottleneck": s["bottleneck"],
@@ -96,7 +97,7 @@ def run_point(engine: str, volume_type: str, iops: int, warehouses: int, transac
 
 def run(scale: str | None = None, *, warehouses: int | None = None, transactions: int | None = None,
         volumes=VOLUMES, seed: int = 0, executor=None, cache_dir=None, progress: bool = True) -> pd.DataFrame:
-    """Both engines on every volume of ``volumes`` at ``scale`` (default ``minidb.scale.current()``): one row
+    """Both engines on every volume of ``volumes`` at ``scale`` (default ``minidb.scales.current()``): one row
     each, with ``COLUMNS``."""
     scale = scales.current(scale)
     size = scales.tpcc(scale)
@@ -159,7 +160,7 @@ def claims(results: pd.DataFrame) -> list[Claim]:
     held by gp2's bandwidth cap first, the LSM on X IOPS about as fast as the B+tree on 3X, and the LSM cheaper per
     1000 TPS on every volume."""
     pub = published()
-    names = {"btree": "InnoDB", "lsm": "MyRocks"}
+    pub_ours = pub.assign(engine=pub.engine.map(engines.kind_of))  # the published rows under our engines' names
 
     def tps(frame, engine, volume_type, iops):
         return frame[(frame.engine == engine) & (frame.volume_type == volume_type) & (frame.iops == iops)].tps.iloc[0]
@@ -172,7 +173,7 @@ def claims(results: pd.DataFrame) -> list[Claim]:
         return (cost[lsm] / cost[btree]).max()
 
     out = [Claim.check(f"Twice the IOPS buy twice the throughput ({'B+tree' if e == 'btree' else 'LSM'}): TPS on "
-                       "10,000 / 5,000 io1 IOPS", published=doubling(pub, names[e]), ours=doubling(results, e),
+                       "10,000 / 5,000 io1 IOPS", published=doubling(pub_ours, e), ours=doubling(results, e),
                        band=within(2.0, 0.1), reason=LSM_LINEAR if e == "lsm" else "") for e in ENGINES]
     out += [
         Claim.check("The B+tree is held by gp2's 160 MB/s before its IOPS run out: TPS on gp2 / io1, both 10,000 IOPS",
@@ -189,12 +190,12 @@ def claims(results: pd.DataFrame) -> list[Claim]:
     ]
     # The post's throughput grew with the IOPS bought, so on the smallest volume each transaction cost about IOPS /
     # TPS IO requests; ours are counted.
-    for e in ENGINES:
-        p = LEAST_IOPS / tps(pub, names[e], "io1", LEAST_IOPS)
+    for e, published_name in zip(ENGINES, ("InnoDB", "MyRocks")):
+        p = LEAST_IOPS / tps(pub, published_name, "io1", LEAST_IOPS)
         row = results[(results.engine == e) & (results.volume_type == "io1") & (results.iops == LEAST_IOPS)].iloc[0]
         out.append(Claim.check(
             f"On {LEAST_IOPS:,} io1 IOPS each transaction costs the {'B+tree' if e == 'btree' else 'LSM'} about as "
-            f"many IOs as it cost {names[e]} (within 2x): IO requests per transaction (the post's: IOPS / TPS)",
+            f"many IOs as it cost {published_name} (within 2x): IO requests per transaction (the post's: IOPS / TPS)",
             published=p, ours=row.reads_per_txn + row.writes_per_txn, band=between(p / 2, 2 * p),
             reason=BTREE_FEWER_IOS if e == "btree" else LSM_MORE_IOS))
     return out

@@ -31,16 +31,18 @@ import numpy as np
 import pandas as pd
 
 from .. import data, engines
-from .. import scale as scales
+from .. import scales
+from ..sim.bottleneck import Host
 from ..sim.server import ServerModel
 from ..table import RowLayout
-from ..workloads import insert_benchmark
+from ..workloads import DataSetup, RunSetup, insert_benchmark
 from ..workloads.distributions import sysbench_pattern
 from ..workloads.driver import Driver
 from ..workloads.sysbench import prepare
 from ..workloads.sysbench import schema as sysbench_schema
 from ..workloads.tpcc import estimated_db_bytes as tpcc_db_bytes
 from ..workloads.tpcc import load as tpcc_load
+from .calibration import calibrated_server
 from .claims import Claim, at_least, at_most, between
 from .runner import sweep
 
@@ -70,6 +72,7 @@ FILL_FACTORS = (15 / 16, 1.0)  # innodb_fill_factor: InnoDB's default and 100%
 POOL_BYTES_PER_ROW = 1024  # the fill run's pool: several times an insert-benchmark row's 157 bytes in 4 indexes
 UPDATES_PER_COMMIT = 100  # the update run's transactions
 SAMPLES = 40  # points of the size series
+HOST = Host()  # the loads' server: seed 000's 48 cores and 16 clients (Host's defaults)
 # Per scale: TPC-C warehouses, insert benchmark rows, sysbench rows, updates (as many as the rows, so each row is
 # updated about once and an LSM holds up to two versions of each before its compactions catch up).
 SIZES = {"tiny": (1, 20_000, 20_000, 20_000), "small": (2, 200_000, 100_000, 100_000),
@@ -82,8 +85,8 @@ def size_point(config: str, warehouses: int, scale: str, seed: int = 0) -> dict:
     engine, options = SIZE_CONFIGS[config]
     size = scales.tpcc(scale)
     # The engine's own CPU only: what compression costs is the engine's, not the SQL layer's (chapter 2b).
-    drv = Driver.sized(engine, tpcc_db_bytes(warehouses, scale, seed), size.reference, seed=seed,
-                       engine_options=options, server_model=ServerModel.none())
+    setup = RunSetup(DataSetup(engine, scale=scale, seed=seed, engine_options=options), server_model=ServerModel.none())
+    drv = Driver.sized(setup, tpcc_db_bytes(warehouses, scale, seed), size.reference, HOST)
     tpcc_load(drv, warehouses, scale=scale, seed=seed)
     logical = drv.commits.logical_bytes
     cpu = sum(step.cpu_seconds for step in drv.sim.steps)  # the load's foreground CPU in the cost model
@@ -108,8 +111,9 @@ def fill_point(fill_factor: float, rows: int, seed: int = 0) -> pd.DataFrame:
     """The insert benchmark on the B+tree (change buffer off, so every entry is in its leaf when the tree is walked):
     one row per index with its leaf pages and mean leaf fill."""
     # the pool holds the whole tree (a leaf's fill does not depend on the cache), which keeps the run fast
-    result = insert_benchmark("btree", rows=rows, seed=seed, cache_bytes=rows * POOL_BYTES_PER_ROW,
-                              fill_factor=fill_factor, change_buffer=False)
+    data = DataSetup("btree", seed=seed, engine_options={"fill_factor": fill_factor, "change_buffer": False})
+    result = insert_benchmark(RunSetup(data, cache_bytes=rows * POOL_BYTES_PER_ROW, server_model=calibrated_server()),
+                              rows)
     return pd.DataFrame([{"index": ks.split(".")[-1], "order": "key order" if ks.endswith(".primary") else "random",
                           "leaf_pages": st["leaf_pages"], "leaf_fill": st["leaf_fill_mean"], "height": st["height"]}
                          for ks, st in result.engine_stats["keyspaces"].items()])
@@ -123,7 +127,8 @@ def space_point(engine: str, rows: int, updates: int, seed: int = 0) -> pd.DataF
     schema = sysbench_schema(1)
     row_bytes = RowLayout(schema).entry_bytes((1, 1, sysbench_pattern(rng, 1, 10)[0],
                                                         sysbench_pattern(rng, 1, 5)[0]))
-    drv = Driver.sized(engine, rows * row_bytes, scales.sysbench("small").reference, seed=seed)
+    setup = RunSetup(DataSetup(engine, seed=seed), server_model=calibrated_server())
+    drv = Driver.sized(setup, rows * row_bytes, scales.sysbench("small").reference, HOST)
     table = drv.table(schema)
     prepare(drv, table, rows, rng)
     spec = engines.get(engine)
@@ -153,8 +158,8 @@ def cf_point(rows: int, seed: int = 0) -> dict:
                      indexes=tuple(replace(i, comment="cfname=cf2") for i in plain.indexes))
     sample = (1, 1, sysbench_pattern(rng, 1, 10)[0], sysbench_pattern(rng, 1, 5)[0])
     options = {"column_families": CF_OPTIONS}
-    drv = Driver.sized("lsm", rows * RowLayout(schema).entry_bytes(sample), scales.sysbench("small").reference,
-                       seed=seed, engine_options=options)
+    setup = RunSetup(DataSetup("lsm", seed=seed, engine_options=options), server_model=calibrated_server())
+    drv = Driver.sized(setup, rows * RowLayout(schema).entry_bytes(sample), scales.sysbench("small").reference, HOST)
     prepare(drv, drv.table(schema), rows, rng)
     db = drv.engine
     db.close()

@@ -28,7 +28,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from .. import data, engines
+from .. import data, engines, scales
+from ..workloads import DataSetup, RunSetup, insert_benchmark
+from .calibration import calibrated_server
 from .claims import Claim, at_least, at_most
 from .f1_insert_benchmark import SYNC_PRESET, cache_bytes
 from .runner import sweep
@@ -74,13 +76,10 @@ def run_point(config: str, rows: int, fine_width: float, seed: int = 0) -> dict:
 
 def run_options(options: dict, rows: int, fine_width: float, seed: int = 0) -> dict:
     """``run_point`` with the LSM ``options`` (compaction, L0 triggers) given, not named in ``CONFIGS``."""
-    from ..workloads import insert_benchmark
-
-    from .calibration import calibrated_server
-
-    result = insert_benchmark("lsm", rows=rows, cache_bytes=cache_bytes("lsm", CONFIG, rows), seed=seed,
-                              device=DEVICE, interval=fine_width, server_model=calibrated_server(binlog=False),
-                              **engines.get("lsm").preset(SYNC_PRESET), **options)
+    data = DataSetup("lsm", seed=seed, engine_options={**engines.get("lsm").preset(SYNC_PRESET), **options})
+    setup = RunSetup(data, cache_bytes=cache_bytes("lsm", CONFIG, rows), device=DEVICE, interval=fine_width,
+                     server_model=calibrated_server(binlog=False))
+    result = insert_benchmark(setup, rows)
     s, e = result.summary, result.engine_stats
     return {
         "ops_per_sec": s["ops_per_sec"], "write_amp": s["write_amp"], "seconds": s["seconds"],
@@ -95,8 +94,6 @@ def run(scale: str | None = None, *, rows: int | None = None, seed: int = 0, exe
         progress: bool = True) -> pd.DataFrame:
     """The three configurations at ``scale``: one row per configuration with ``SUMMARY``'s columns; the interval
     series of all three is in ``attrs["series"]`` (``SERIES``'s columns)."""
-    from .. import scale as scales
-
     name = scales.current(scale)
     rows = ROWS[name] if rows is None else int(rows)
     fine = FINE_WIDTH[name]
@@ -168,8 +165,6 @@ def trigger_grid(scale: str | None = None, *, seed: int = 0, executor=None, cach
                  progress: bool = True) -> pd.DataFrame:
     """Every ``COMPACTIONS`` x ``TRIGGERS`` run at ``scale``: their interval series (``SERIES``' columns after
     ``compaction`` and ``slowdown_trigger``), cut to one common width as ``run`` cuts its own."""
-    from .. import scale as scales
-
     name = scales.current(scale)
     fine = FINE_WIDTH[name]
     points = [dict(compaction=c, slowdown_trigger=t, rows=TRIGGER_ROWS[name], fine_width=fine, seed=seed)

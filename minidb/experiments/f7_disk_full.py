@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .. import data, engines
-from .. import scale as scales
+from .. import scales
 from ..errors import CorruptionError, EngineStopped, ReadOnlyError, TableFullError
 from ..index_build import create_index
 from ..storage import SimDevice

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .. import data, engines
-from .. import scale as scales
+from .. import scales
 from ..kv import BATCH_OP_OVERHEAD, BatchTooLarge
 from ..storage import SimDevice
 from .claims import Claim, at_most, between, equals, within

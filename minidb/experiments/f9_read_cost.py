@@ -28,11 +28,13 @@ import numpy as np
 import pandas as pd
 
 from .. import data, engines
-from .. import scale as scales
+from .. import scales
 from ..table import RowLayout
+from ..workloads import DataSetup, RunSetup
 from ..workloads.distributions import sysbench_pattern
 from ..workloads.driver import Driver
-from ..workloads.sysbench import EVENTS_PER_STEP, Events, prepare, schema
+from ..workloads.sysbench import CORES, EVENTS_PER_STEP, Events, prepare, schema
+from .calibration import calibrated_server
 from .claims import Claim, at_least, at_most
 from .runner import sweep
 
@@ -65,8 +67,9 @@ def run_pass(name: str, table_size: int, rw_events: int, reads: int, stops: int 
     probes = engines.get(engine).supports("bits_per_key")  # a get probes files behind bloom filters
     rng = np.random.default_rng(seed)
     sample = (1, 1, sysbench_pattern(rng, 1, 10)[0], sysbench_pattern(rng, 1, 5)[0])
-    drv = Driver.sized(engine, table_size * RowLayout(schema(1)).entry_bytes(sample), scales.SYSBENCH, seed=seed,
-                       device=DEVICE, clients=16, cores=28)
+    setup = RunSetup(DataSetup(engine, seed=seed), device=DEVICE, server_model=calibrated_server())
+    drv = Driver.sized(setup, table_size * RowLayout(schema(1)).entry_bytes(sample), scales.SYSBENCH,
+                       setup.host(CORES))
     table = drv.table(schema(1))
     prepare(drv, table, table_size, rng)
     run = Events([table], table_size, rng)

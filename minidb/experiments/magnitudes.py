@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import scale as scales
+from .. import scales
 from . import findings
 from .claims import WITHIN, Claim
 

@@ -4,7 +4,7 @@
 (keyspace, key, value) entries for all four, see ``minidb.real.rows``) into:
 
 * our LSM and **RocksDB** (``rocksdict``), with the same shape: memtable, level base, file size, block size, bloom
-  bits, block cache, no compression, an unsynced WAL. Two shapes: the memtable and level sizes ``minidb.scale``
+  bits, block cache, no compression, an unsynced WAL. Two shapes: the memtable and level sizes ``minidb.scales``
   gives a database of this size (``"scaled"``), and a memtable four times larger (``"big-memtable"``);
 * our B+tree (change buffer and doublewrite off, which SQLite lacks) and **SQLite** (``apsw`` with a counting VFS;
   WAL mode, ``synchronous=NORMAL``), with the same page size (4 KiB and 16 KiB) and cache;
@@ -25,7 +25,7 @@ import pandas as pd
 from ..real import MinidbLoader, RocksDBLoader, SQLiteLoader, insert_benchmark_batches
 from ..real.loader import load
 from ..real.rows import keyspaces
-from ..scale import INSERT_BENCHMARK, SMALLEST_POOL_BYTES, current, engine_sizes
+from ..scales import INSERT_BENCHMARK, SMALLEST_POOL_BYTES, current, engine_sizes
 from .claims import Claim, at_least, at_most, between
 from .runner import sweep
 
@@ -84,7 +84,7 @@ def points(rows: int, seed: int = 0) -> list[dict]:
 
 def run(scale: str | None = None, *, rows: int | None = None, seed: int = 0, executor=None, cache_dir=None,
         progress: bool = True) -> pd.DataFrame:
-    """One row per (engine, shape, cache) at ``scale`` (default ``minidb.scale.current()``)."""
+    """One row per (engine, shape, cache) at ``scale`` (default ``minidb.scales.current()``)."""
     scale = current(scale)
     rows = ROWS[scale] if rows is None else int(rows)
     if rows < 1000:

@@ -26,11 +26,12 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import data, engines
-from .. import scale as scales
+from .. import scales
 from . import f1_insert_benchmark as f1
 from . import f3_memory_sweep as f3
 from . import f4_cloud_iops as f4
 from ..sim.server import ServerModel
+from ..workloads import DataSetup, RunSetup, insert_benchmark
 from .calibration import calibrated_server
 from .claims import Claim, at_least, between, within
 from .runner import sweep
@@ -57,10 +58,10 @@ def client_point(engine: str, compaction: str | None, binlog: bool, clients: int
     spec = engines.get(engine)
     options = {**spec.preset(f1.SYNC_PRESET), **(COMPACTIONS[compaction] if compaction else {}),
                **spec.supported(redo_log_bytes=f1.redo_log_bytes("in-memory", rows))}
-    r = f1.insert_benchmark(engine, rows=rows, cache_bytes=f1.cache_bytes(engine, "in-memory", rows), seed=seed,
-                            device=f1.DEVICE, secondary_indexes=f1.SECONDARY_INDEXES, clients=clients,
-                            server_model=calibrated_server(binlog=binlog, sync_binlog=0) if server
-                            else ServerModel.none(), **options)
+    setup = RunSetup(DataSetup(engine, seed=seed, engine_options=options),
+                     cache_bytes=f1.cache_bytes(engine, "in-memory", rows), device=f1.DEVICE, clients=clients,
+                     server_model=calibrated_server(binlog=binlog, sync_binlog=0) if server else ServerModel.none())
+    r = insert_benchmark(setup, rows, secondary_indexes=f1.SECONDARY_INDEXES)
     s = r.summary
     return {"ops_per_sec": s["ops_per_sec"], "bottleneck": s["bottleneck"], "stalled_seconds": s["stalled_seconds"],
             "serial_seconds_per_op": s["serial_seconds_per_op"],

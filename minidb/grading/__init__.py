@@ -6,9 +6,13 @@
 * ``fixture``: the one-line fixture an exercise's conftest.py defines to give tests the module under test.
 * ``activation``: the pytest arguments that load the plugin in a new run (none once the package is installed).
 * ``exercise``: an exercise folder and its ``exercise.toml``.
-* ``bulk``: ``minidb grade``: every submission of a folder in its own pytest process, into one grades.csv.
-* ``sandbox`` (and ``sandbox_server``, ``limits``): untrusted grading (``--sandbox``): the submission's code in a
-  process of its own, under its own uid when the grader is root, with limits; the tests see a stand-in module.
+* ``grader``: ``grade_submission``, grading one submission in its own pytest process and sandbox: the entry point
+  ``minidb grade`` and the Gradescope autograder share.
+* ``bulk``: ``minidb grade``: every student's submission of a folder, into one grades.csv; ``handins``: which
+  submission counts for each student, and when it was handed in.
+* ``sandbox`` (and ``sandbox_server``, ``limits``, ``isolation``, ``jail``, ``safecopy``): untrusted grading
+  (``--sandbox``): the submission's code in a process of its own, under its own uid and in its own namespaces
+  where the machine allows, with limits; the tests see a stand-in module.
 * ``submissions``, ``roster``, ``late``, ``feedback``, ``lms``: a class's submissions as Canvas or Gradescope export
   them, the roster join, the late policy, per-student feedback, and the gradebook across exercises.
 * ``release``, ``autograde``: the students' copy (``minidb release``), the Gradescope autograder zip (``minidb

@@ -1,16 +1,25 @@
 """The Gradescope autograder's entry point: grade ``/autograder/submission`` into ``/autograder/results``.
 
-``run_autograder`` (written by ``minidb autograder``) calls::
+``run_autograder`` (written by ``minidb autograder``) calls, with the Python ``setup.sh`` installed the engine in::
 
-    python -m minidb.grading.autograde --exercise exercises/01_bloom --submission /autograder/submission \\
+    /autograder/venv/bin/python -I -m minidb.grading.autograde --exercise /autograder/source/exercises/01_bloom \\
+        --tests /autograder/source/graded-tests.json --submission /autograder/submission \\
         --results /autograder/results/results.json
 
-It grades exactly as ``minidb grade`` does (``bulk.grade_submission``: a private copy of the exercise, the
+It grades exactly as ``minidb grade`` does (``grader.grade_submission``: a private copy of the exercise, the
 submission's code in a sandbox, scores clamped to the points of the exercise's own graded tests) and writes the
-results.json Gradescope reads. ``run_autograder`` first makes the source folder private to root (``chmod -R go-rwx``), so that
-a submission's sandbox (another user) cannot read the hidden tests; if they are still readable by other users,
-grading is refused (exit code 2) rather than done with the hidden tests open to the submission. Whatever happens to the submission, a results.json is written: a submission that
-could not be graded gets zero on every test and the reason in each test's output.
+results.json Gradescope reads. Whatever happens to the submission (a link in it, code that does not import, a
+crash), a results.json is written: a submission that could not be graded gets zero on every test and the reason in
+each test's output.
+
+Refusals, with exit code 2 and no results.json (Gradescope then shows the autograder as failed, rather than zeros):
+
+* not root: the sandbox cannot have a user id of its own (unless ``--unsafe-no-sandbox``);
+* hidden tests readable by other users (``run_autograder`` first makes the source folder private to root).
+
+Gradescope grades each submission in a container of its own, so where the container forbids namespaces
+(``isolation.py``) the sandbox's own user id is the wall that matters, and grading goes on without namespaces:
+stdout (shown to instructors only) says so, as does results.json's ``extra_data``.
 """
 
 from __future__ import annotations
@@ -21,9 +30,10 @@ import sys
 import time
 from pathlib import Path
 
-from .bulk import Grade, GradedTests, grade_submission, graded_tests
 from .exercise import load_exercise
 from .gradebook import fmt
+from .grader import Grade, GradedTests, grade_submission, graded_tests
+from .isolation import UNSAFE_FLAG, confinement
 from .points import DEFAULT_HIDDEN_VISIBILITY
 from .sandbox import ExposedHiddenTests, require_private_hidden_tests
 from .submissions import Submission
@@ -55,21 +65,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--exercise", type=Path, required=True, help="the exercise folder")
     parser.add_argument("--submission", type=Path, required=True, help="the submission folder")
     parser.add_argument("--results", type=Path, required=True, help="where results.json goes")
+    parser.add_argument("--tests", type=Path, help="the graded tests and points (JSON), as minidb autograder wrote "
+                        "them; without it, the stub is graded to list them")
     parser.add_argument("--test-timeout", type=float, default=DEFAULT_TEST_TIMEOUT)
     parser.add_argument("--timeout", type=float, default=DEFAULT_SUBMISSION_TIMEOUT)
+    parser.add_argument(UNSAFE_FLAG, action="store_true", help="grade even without root (trusted code only)")
     args = parser.parse_args(argv)
     start = time.monotonic()
     exercise = load_exercise(args.exercise)
+    confined = confinement()
+    if not confined.own_uid and not args.unsafe_no_sandbox:
+        print(f"autograder: refusing to grade: {confined.refusal()}", file=sys.stderr)
+        return 2
     try:
         require_private_hidden_tests(exercise.folder)  # run_autograder made them private: this is the proof
     except ExposedHiddenTests as e:
         print(f"autograder: refusing to grade: {e}", file=sys.stderr)
         return 2
-    tests = graded_tests(exercise, args.test_timeout)
+    if not confined.full:
+        print(f"autograder: grading with fewer walls: {confined.why_not}")
+    unsafe = not confined.full
+    if args.tests is not None:
+        tests = GradedTests({str(k): float(v) for k, v in json.loads(args.tests.read_text()).items()})
+    else:
+        tests = graded_tests(exercise, args.test_timeout, unsafe)
     grade = grade_submission(exercise, Submission("submission", (args.submission,)), tests, args.test_timeout,
-                             args.timeout)
+                             args.timeout, unsafe=unsafe)
     args.results.parent.mkdir(parents=True, exist_ok=True)
     results = gradescope_results(grade, tests, time.monotonic() - start)
+    results["extra_data"] = {"confinement": "full" if confined.full else confined.why_not}
     args.results.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(results["output"])
     return 0

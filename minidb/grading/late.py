@@ -1,8 +1,9 @@
 """The late policy: a deadline, and a share of the points lost per day (or part of a day) past it.
 
 ``LatePolicy(deadline, penalty_per_day=0.1)`` keeps 90% of the points one minute to 24 hours late, 80% up to 48
-hours, and nothing once the penalties add up to all of it. Submission times come from the course's export
-(``submissions.py``): Gradescope's metadata, or the files' modification times otherwise.
+hours, and nothing once the penalties add up to all of it. Submission times come from the course's records
+(``handins.py``): Gradescope's metadata or the instructor's ``--submitted`` list, never the files' modification
+times.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
+
+from .submissions import parse_time
 
 DAY = timedelta(days=1)
 
@@ -42,9 +45,6 @@ class LatePolicy:
 def parse_deadline(text: str) -> datetime:
     """An ISO 8601 time with a timezone (``2026-12-01T23:59+01:00``, ``...Z``); ValueError naming the option."""
     try:
-        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise ValueError(f"--deadline {text!r}: not an ISO time such as 2026-12-01T23:59+00:00") from None
-    if when.tzinfo is None:
-        raise ValueError(f"--deadline {text!r}: give a timezone, e.g. 2026-12-01T23:59+00:00")
-    return when
+        return parse_time(text)
+    except ValueError as e:
+        raise ValueError(f"--deadline {e}") from None

@@ -9,20 +9,25 @@
   it. A different user cannot signal the grader, cannot read or write the grader's private files, and every process
   it starts, even one that left its session with ``setsid``, still carries that uid.
 * ``kill_user(uid)`` then ends every process of that uid at once (``kill(-1, SIGKILL)`` from a process running as
-  the uid: the kernel signals all of them, with no list that a fork could race). Without root, the fallback is
+  the uid: the kernel signals all of them, with no list that a fork could race), and ``remove_files(uid)`` the
+  files it left where anyone may write (``/tmp``, ``/var/tmp``, ``/dev/shm``). Without root, the fallback is
   ``kill_marked(marker)``: every process whose environment carries the sandbox's marker, found in ``/proc``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
+import shutil
 import signal
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 UID_BASE = 1_500_000_000  # sandbox uids: far above any real account's; plus the grading process's pid (< 2**22)
 MARKER = "MINIDB_SANDBOX"  # the environment variable every sandbox process inherits, for the non-root sweep
+SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")  # where any user may leave files behind
 
 
 @dataclass(frozen=True)
@@ -34,18 +39,21 @@ class Limits:
     processes: int = 32  # processes its uid may run at once (exact when the sandbox has a uid of its own)
     file_bytes: int = 8 << 20  # the largest file it may write, its captured output included
 
+    def rlimits(self, own_uid: bool = False) -> list[tuple[int, int]]:
+        """The limits as ``(resource, value)`` pairs, soft and hard alike; ``own_uid``: the process runs as a user
+        of its own, so the process cap can be exact (without one it would count the grader's processes too)."""
+        limits = [(resource.RLIMIT_AS, self.memory_bytes), (resource.RLIMIT_CPU, self.cpu_seconds),
+                  (resource.RLIMIT_FSIZE, self.file_bytes), (resource.RLIMIT_CORE, 0)]
+        return limits + ([(resource.RLIMIT_NPROC, self.processes)] if own_uid else [])
+
     def apply(self, own_uid: bool = False) -> None:
-        """Set the limits on the calling process (meant for ``preexec_fn``, between fork and exec); ``own_uid``:
-        the process runs as a user of its own, so the process cap can be exact.
+        """Set the limits on the calling process (meant for ``preexec_fn``, between fork and exec).
 
         ``own_uid`` is decided by the parent: ``preexec_fn`` runs after the switch to the sandbox's uid, where
         ``sandbox_user()`` (which asks whether we are root) would always say no and leave fork bombs uncapped.
         """
-        for limit, value in ((resource.RLIMIT_AS, self.memory_bytes), (resource.RLIMIT_CPU, self.cpu_seconds),
-                             (resource.RLIMIT_FSIZE, self.file_bytes), (resource.RLIMIT_CORE, 0)):
+        for limit, value in self.rlimits(own_uid):
             resource.setrlimit(limit, (value, value))
-        if own_uid:  # without a uid of its own the cap would count the grader's processes too
-            resource.setrlimit(resource.RLIMIT_NPROC, (self.processes, self.processes))
 
 
 def sandbox_user() -> int | None:
@@ -68,6 +76,35 @@ def kill_user(uid: int) -> None:
             finally:
                 os._exit(0)
         os.waitpid(pid, 0)
+
+
+def remove_files(uid: int, roots: tuple[str, ...] = SHARED_FOLDERS) -> list[str]:
+    """Delete every file and folder ``uid`` owns under ``roots`` (symbolic links never followed); the paths removed.
+
+    Only folders others may write to can hold another user's files, so only those are searched: a sweep of /tmp
+    costs a listing of it, not a walk of every checkout in it.
+    """
+    removed = []
+    for root in roots:
+        try:
+            entries = list(os.scandir(root))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if info.st_uid == uid:
+                if stat.S_ISDIR(info.st_mode):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)
+                removed.append(entry.path)
+            elif stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_IWOTH:
+                removed += remove_files(uid, (entry.path,))
+    return removed
 
 
 def kill_marked(marker: str) -> None:

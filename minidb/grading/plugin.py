@@ -11,8 +11,12 @@ test collected the plugin does nothing, so it can stay active for every pytest r
 ``--sandbox``
     Run the submission's code in a sandbox process (``sandbox.py``): the tests get a stand-in for the module, and
     nothing the submission does can change the verdicts. ``minidb grade`` and the Gradescope autograder use it.
-    As root, the run is refused (a usage error naming the files) if another user could read a hidden test of the
-    exercise: the sandbox's user could (``sandbox.require_private_hidden_tests``).
+    The run is refused (a usage error, one line) where sandboxes cannot be confined: not root, or no namespaces
+    (``isolation.py``). As root, it is also refused (naming the files) if another user could read a hidden test of
+    the exercise: the sandbox's user could (``sandbox.require_private_hidden_tests``).
+``--unsafe-no-sandbox``
+    With ``--sandbox``: grade even where sandboxes cannot be confined. The submission still runs in a process of
+    its own with limits, but sees what that user may see and reaches the network: for your own code only.
 ``--grading-timeout SECONDS``
     Each graded test (its setup, where the submission is imported, and its call) gets this much wall-clock time;
     past it, the test fails as "timeout" and the run goes on. 0 turns the limit off.
@@ -33,6 +37,7 @@ import pytest
 from .exercise import Exercise, exercise_of
 from .gradebook import TIMED_OUT, Gradebook, fmt
 from .gradescope import write_results
+from .isolation import UNSAFE_FLAG, confinement
 from .points import MARKERS, graded_test
 from .sandbox import ExposedHiddenTests, Sandbox, require_private_hidden_tests
 from .student import LoadedModule, SubmissionError, load, locate
@@ -48,6 +53,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--student", metavar="PATH", help="grade this submission (a module file, or a folder holding it)")
     group.addoption("--sandbox", action="store_true",
                     help="run the submission in a sandbox process, for code you do not trust")
+    group.addoption(UNSAFE_FLAG, action="store_true",
+                    help="with --sandbox: grade even where the sandbox cannot be confined (not root, no namespaces)")
     group.addoption("--gradescope-json", metavar="PATH", help="write Gradescope's results.json to PATH")
     group.addoption(
         "--grading-timeout", type=float, default=DEFAULT_TEST_TIMEOUT, metavar="SECONDS",
@@ -80,6 +87,8 @@ class GradingSession:
         self.loaded: dict[Path, LoadedModule] = {}  # by exercise folder: the module its tests use
         self.failed: dict[Path, SubmissionError] = {}  # by exercise folder: why its module could not be used
         self.sandboxed = bool(config.getoption("sandbox"))  # the submission's code runs in a Sandbox process
+        if self.sandboxed and not config.getoption("unsafe_no_sandbox") and not confinement().full:
+            raise pytest.UsageError(f"--sandbox: {confinement().refusal()}")
         self.sandboxes: dict[Path, Sandbox] = {}  # by exercise folder, when sandboxed
         self.start = time.monotonic()
 

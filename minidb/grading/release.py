@@ -6,9 +6,9 @@ tests (``test_*_hidden.py``) and, in ``exercises/solutions/``, the reference sol
 * ``build_release(root, out)`` copies the project's files into ``out`` minus what only instructors may have: the
   solutions and the hidden tests. Every exercise notebook (MyST Markdown) also gets an ``.ipynb`` beside it, for
   students whose tools do not read MyST.
-* ``build_autograder(root, exercise, zip_path)`` packs what Gradescope needs for one exercise: the engine and the
-  grading package, that exercise with its hidden tests (no solution), ``requirements-grading.txt`` (the
-  ``[grading]`` extra of pyproject.toml: no book, no Jupyter), ``setup.sh`` and ``run_autograder``.
+* ``build_autograder(root, exercise, zip_path)`` packs what Gradescope needs for one exercise: the engine's and the
+  grader's source (installed by ``setup.sh`` with pyproject.toml's ``[grading]`` extra: no book, no Jupyter), that
+  exercise with its hidden tests (no solution), ``setup.sh`` and ``run_autograder``.
 
 Exercises are found by their ``exercise.toml`` (``exercise.discover``), so a new exercise is released with no change
 here.
@@ -17,40 +17,68 @@ here.
 from __future__ import annotations
 
 import fnmatch
+import json
 import shutil
 import subprocess
-import tomllib
+import sys
 import zipfile
 from pathlib import Path, PurePosixPath
 
 from .exercise import Exercise, discover
 
 HIDDEN_TESTS = "test_*_hidden.py"  # the files of hidden tests, instructors' only
+GRADED_TESTS = "graded-tests.json"  # in the autograder: the exercise's graded tests and points, from its stub's run
 SOLUTIONS = "solutions"  # exercises/solutions/: the reference solutions, instructors' only
 RELEASED = ("minidb", "book", "data", "exercises", "README.md", "pyproject.toml", "setup.py", "Makefile", ".gitignore")
-AUTOGRADED = ("minidb", "README.md", "pyproject.toml", "setup.py")  # plus the one exercise
+AUTOGRADED = ("minidb", "data", "README.md", "pyproject.toml", "setup.py")  # plus the one exercise
 NEVER = ("*.so", "*.pyc", "__pycache__", ".ipynb_checkpoints", "_build", ".pytest_cache", ".hypothesis", "*.egg-info")
 
 SETUP_SH = """#!/usr/bin/env bash
-# Gradescope runs this once when it builds the autograder image: a slim install of the engine and the grader.
+# Gradescope runs this once, as root, when it builds the autograder's image.
+# Base image: Ubuntu 22.04, Gradescope's default, whose python3 is 3.10: Ubuntu's python3.11 package is installed
+# beside it. An image whose python3 is 3.11 or newer (Ubuntu 24.04: 3.12) uses its own. The engine and the grader
+# (pyproject.toml's [grading] extra: no book, no Jupyter) go into a virtual environment of their own, ROOT/venv,
+# built from this folder with that Python's own pip, their C extensions compiled here.
+# AUTOGRADER_ROOT (default /autograder) exists for trying it elsewhere.
 set -euo pipefail
-cd /autograder/source
-python3 -m pip install --quiet -r requirements-grading.txt
-python3 -m pip install --quiet --no-deps --no-build-isolation .
-# The hidden tests stay readable by root only: a submission's sandbox runs as another user.
-chmod -R go-rwx /autograder/source
+SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="${AUTOGRADER_ROOT:-/autograder}"
+recent() { "$1" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; }
+PYTHON=python3
+recent "$PYTHON" || PYTHON=python3.11
+headers() { [ -e "$("$PYTHON" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')/Python.h" ]; }
+install() {
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+if ! recent "$PYTHON" || ! headers || ! command -v cc >/dev/null || [ ! -e /usr/include/zlib.h ]; then
+  install "$PYTHON" "$PYTHON-dev" "$PYTHON-venv" build-essential zlib1g-dev
+fi
+rm -rf "$ROOT/venv"
+"$PYTHON" -m venv "$ROOT/venv" || { install "$PYTHON-venv" && "$PYTHON" -m venv "$ROOT/venv"; }
+# A wheel shipped in wheels/ (minidb autograder --wheel) saves compiling, if this Python and system take it.
+WHEEL="$(ls "$SOURCE"/wheels/*.whl 2>/dev/null | head -n 1 || true)"
+if [ -z "$WHEEL" ] || ! "$ROOT/venv/bin/python" -m pip install --quiet "$WHEEL[grading]"; then
+  "$ROOT/venv/bin/python" -m pip install --quiet "$SOURCE[grading]"
+fi
+# The sandbox runs this Python as a user of its own; the hidden tests stay readable by root only.
+chmod -R a+rX "$ROOT/venv"
+chmod -R go-rwx "$SOURCE"
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
-# Gradescope runs this for every submission. AUTOGRADER_ROOT and AUTOGRADER_PYTHON exist for testing it elsewhere.
+# Gradescope runs this for every submission, as root, with no arguments. AUTOGRADER_ROOT (default /autograder),
+# AUTOGRADER_PYTHON (default: the Python setup.sh installed into) and arguments passed on to the grader
+# (python -m minidb.grading.autograde --help) exist for trying it elsewhere.
 set -uo pipefail
 ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
-PYTHON="${{AUTOGRADER_PYTHON:-python3}}"
-cd "$ROOT/source"
+PYTHON="${{AUTOGRADER_PYTHON:-$ROOT/venv/bin/python}}"
 # Again at each run (the grader refuses to grade while the hidden tests are readable by a sandbox's user).
 chmod -R go-rwx "$ROOT/source"
-exec "$PYTHON" -m minidb.grading.autograde --exercise "exercises/{exercise}" \\
-    --submission "$ROOT/submission" --results "$ROOT/results/results.json"
+cd "$ROOT"
+# -I: the installed engine, never the source folder's uncompiled copy, and nothing from the environment.
+exec "$PYTHON" -I -m minidb.grading.autograde --exercise "$ROOT/source/exercises/{exercise}" \\
+    --tests "$ROOT/source/{tests}" --submission "$ROOT/submission" --results "$ROOT/results/results.json" "$@"
 """
 
 
@@ -127,17 +155,23 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def grading_requirements(root: Path) -> list[str]:
-    """The ``[grading]`` extra of the project's pyproject.toml: what the autograder installs."""
-    pyproject = root / "pyproject.toml"
-    extras = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"].get("optional-dependencies", {})
-    if "grading" not in extras:
-        raise ValueError(f"{pyproject}: no [project.optional-dependencies] grading list")
-    return list(extras["grading"])
+def build_wheel(root: Path, out: Path) -> Path:
+    """The engine's wheel for this Python, built from the checkout ``root`` into the folder ``out`` (fast once
+    ``make build`` has compiled the extensions: setup.py takes them); ValueError with pip's last words if it fails."""
+    run = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                          "--wheel-dir", str(out), str(root)], capture_output=True, text=True)
+    wheels = sorted(out.glob("minidb_workbench-*.whl"))
+    if run.returncode != 0 or not wheels:
+        raise ValueError(f"building the engine's wheel failed: {run.stderr.strip()[-500:]}")
+    return wheels[-1]
 
 
-def build_autograder(root: Path, exercise: Exercise, zip_path: Path) -> list[str]:
-    """Write the Gradescope autograder zip of ``exercise`` to ``zip_path``; the names it holds."""
+def build_autograder(root: Path, exercise: Exercise, zip_path: Path, tests: dict[str, float],
+                     wheel: Path | None = None) -> list[str]:
+    """Write the Gradescope autograder zip of ``exercise`` to ``zip_path``; the names it holds. ``tests``: its
+    graded tests and points (``grader.graded_tests``), shipped so that each submission's run need not grade the stub
+    again; ``wheel``: the engine's wheel (``build_wheel``) to ship in ``wheels/``, which setup.sh installs where it
+    fits."""
     if zip_path.exists():
         raise ValueError(f"{zip_path} already exists: choose a new name")
     files = [f for f in project_files(root, AUTOGRADED) if not instructors_only(f)]
@@ -155,11 +189,12 @@ def build_autograder(root: Path, exercise: Exercise, zip_path: Path) -> list[str
             name = f"exercises/{exercise.folder.name}/{relative}"
             z.write(path, name)
             names.append(name)
-        extra = {
-            "setup.sh": SETUP_SH,
-            "run_autograder": RUN_AUTOGRADER.format(exercise=exercise.folder.name),
-            "requirements-grading.txt": "\n".join(grading_requirements(root)) + "\n",
-        }
+        if wheel is not None:
+            z.write(wheel, f"wheels/{wheel.name}")
+            names.append(f"wheels/{wheel.name}")
+        extra = {"setup.sh": SETUP_SH, "run_autograder": RUN_AUTOGRADER.format(exercise=exercise.folder.name,
+                                                                               tests=GRADED_TESTS),
+                 GRADED_TESTS: json.dumps(tests, indent=1) + "\n"}
         for name, text in extra.items():
             info = zipfile.ZipInfo(name)
             info.external_attr = 0o755 << 16  # executable once unzipped

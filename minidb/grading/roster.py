@@ -1,7 +1,8 @@
 """The class roster: who the students are, so that grades join to the LMS's ids whatever the submissions are named.
 
-A roster is a CSV file with the columns ``student_id``, ``name`` and ``email`` (more columns are kept; a ``login``
-column, if any, holds Canvas logins). A submission is matched to a roster row by, in order: its student id (a
+A roster is a CSV file with the columns ``student_id``, ``name`` and ``email``; optional columns: ``login`` (the
+Canvas login, its "SIS Login ID"), ``canvas_id`` (Canvas's user "ID") and ``section``, which the Canvas gradebook
+file carries (``lms.py``). Other columns are ignored. A submission is matched to a roster row by, in order: its student id (a
 Gradescope sid, a Canvas user id), its email, its key compared with the login or the e-mail's local part, and its
 key compared with the name written as Canvas makes logins (last name then first names, lower case, letters only:
 Jane Doe -> ``doejane``) or as a folder often is (``jane_doe``, ``Jane Doe``); failing all that, the one student
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REQUIRED = ("student_id", "name", "email")
+OPTIONAL = ("login", "canvas_id", "section")  # in Student's order
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,8 @@ class Student:
     name: str
     email: str
     login: str = ""
+    canvas_id: str = ""
+    section: str = ""
 
 
 def read_roster(path: str | Path) -> list[Student]:
@@ -40,7 +44,7 @@ def read_roster(path: str | Path) -> list[Student]:
     missing = [c for c in REQUIRED if c not in columns]
     if missing:
         raise ValueError(f"roster {path}: missing columns {missing} (needs {', '.join(REQUIRED)})")
-    students = [Student(*(str(row.get(c) or "").strip() for c in (*REQUIRED, "login"))) for row in rows]
+    students = [Student(*(str(row.get(c) or "").strip() for c in (*REQUIRED, *OPTIONAL))) for row in rows]
     ids = [s.student_id for s in students]
     duplicated = sorted({i for i in ids if ids.count(i) > 1})
     if duplicated:

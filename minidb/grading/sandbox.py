@@ -16,23 +16,27 @@ Why a submission cannot raise its own score this way (the argument the hostile t
    never equal to a plain value: an object whose ``__eq__`` always says True (the classic trick) compares by
    identity here, because equality is computed in the grading process on plain copies only.
 3. **The sandbox cannot reach the grader.** When the grader is root, the sandbox runs under a user id of its own
-   (``limits.py``): it cannot signal the grading process or the bulk grader above it, cannot read the private
-   copy of the tests (hidden ones included, in a folder only root may enter) nor write to the results, and every
-   process it starts is killed by uid when the sandbox ends, ``setsid``-ed daemons included. It also runs in its
-   own session, with caps on memory, CPU time, processes and output (spooled to an unlinked file, its size capped).
-   The private copy is not the only copy: the sandbox's user is one of "other users", so it can read any file
-   that is readable by others along its whole path (the file ``o+r`` and every folder above it ``o+x``), the
-   instructor's original exercise included, which a default umask leaves open and whose place students can guess.
-   So before anything is graded as root, ``require_private_hidden_tests`` checks every hidden test file
+   (``limits.py``): it cannot signal the grading process or the bulk grader above it, nor write to the results,
+   and every process it starts is killed by uid when the sandbox ends, ``setsid``-ed daemons included. Where the
+   kernel allows namespaces (``isolation.py`` finds out), it also runs in a jail (``jail.py``): its own mount and
+   network namespaces, in which it sees only its copy of the submission, the Python that runs it and the engine,
+   has no network, and writes only to a small memory file system that vanishes with it. It also runs in its own
+   session, with caps on memory, CPU time, processes and output (spooled to an unlinked file, its size capped).
+   Without the jail, the sandbox's user is one of "other users", able to read any file readable by others along
+   its whole path, the instructor's original exercise included, which a default umask leaves open. So before
+   anything is graded as root, ``require_private_hidden_tests`` checks every hidden test file
    (``test_*_hidden.py``) of the exercise (``minidb grade``, ``pytest --sandbox``, the Gradescope autograder) and
    refuses, naming the files and the ``chmod o-r`` to run, if another user could read one: the grader never
    changes the permissions of an instructor's tree. Only on Gradescope, whose container the autograder owns, do
    ``setup.sh`` and ``run_autograder`` remove that access themselves (``chmod -R go-rwx`` on the source folder).
+   The submission is copied in without following links (``safecopy.py``), and what its user left in shared
+   folders is removed when it ends.
 4. **Scores come from the tests' own markers, read by the grader** (the stub's run lists the graded tests and
    their points), and the bulk grader clamps every score to that maximum.
 
-Without root the sandbox shares the grader's uid: points 1, 2 and 4 hold, point 3 weakens (it could signal the
-grader, and read what the grader's user can read). Grade untrusted work as root in a container, as Gradescope does.
+Without root, or without namespaces, point 3 weakens (the sandbox could read what its user can read, reach the
+network, and without root signal the grader): ``pytest --sandbox`` and ``minidb grade`` then refuse unless given
+``--unsafe-no-sandbox``. Grade untrusted work as root in a container that allows namespaces.
 """
 
 from __future__ import annotations
@@ -52,7 +56,10 @@ from pathlib import Path
 from typing import Iterator
 
 from . import sandbox_server as wire
-from .limits import MARKER, Limits, kill_marked, kill_user, sandbox_user
+from . import jail
+from .isolation import confinement, jail_command
+from .limits import MARKER, Limits, kill_marked, kill_user, remove_files, sandbox_user
+from .safecopy import UnsafeSubmission, copy_submission
 from .student import SubmissionError
 from .timelimit import GradingTimeout
 
@@ -150,6 +157,7 @@ class Sandbox:
         self.proc: subprocess.Popen | None = None
         self.workdir: Path | None = None
         self.uid = sandbox_user()
+        self.jailed = self.uid is not None and confinement().namespaces  # in its own namespaces (jail.py)
         self.marker = os.urandom(8).hex()
 
     # -- the process -------------------------------------------------------------------------------------------
@@ -175,29 +183,44 @@ class Sandbox:
     def _spawn(self) -> None:
         self.generation += 1
         self.remotes: dict[int, Remote] = {}
-        self.workdir = Path(tempfile.mkdtemp(prefix="minidb-sandbox-"))
-        # The submission's folder (its helper modules too) is copied in: the original stays out of reach.
+        self.workdir = Path(tempfile.mkdtemp(prefix="minidb-sandbox-"))  # 0700: the grader's own
+        # The submission's folder (its helper modules too) is copied in, links refused: the original stays out of
+        # reach, and nothing it points to is read on its behalf.
         folder = self.source.parent.parent if self.source.name == "__init__.py" else self.source.parent
         home = self.workdir / "submission"
-        shutil.copytree(folder, home, symlinks=True, ignore=shutil.ignore_patterns("__pycache__", ".*"))
-        source = home / self.source.relative_to(folder)
+        try:
+            copy_submission(folder, home)
+        except UnsafeSubmission as e:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            raise SubmissionError(str(e)) from None
+        relative = self.source.relative_to(folder).as_posix()
         server = self.workdir / "sandbox_server.py"
         shutil.copyfile(wire.__file__, server)
-        if self.uid is not None:
-            for path in [self.workdir, *self.workdir.rglob("*")]:
-                os.lchown(path, self.uid, self.uid)
         to_child, from_parent = os.pipe()
         from_child, to_parent = os.pipe()
         self.output = tempfile.TemporaryFile()  # unlinked: only the sandbox's stdout and stderr can reach it
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LANG": "C.UTF-8",
-               MARKER: self.marker, "PYTHONDONTWRITEBYTECODE": "1"}
-        as_user = {} if self.uid is None else {"user": self.uid, "group": self.uid, "extra_groups": []}
-        self.proc = subprocess.Popen(
-            [sandbox_python(self.uid is not None), "-I", str(server), self.module, str(source), str(to_child), str(to_parent)],
-            cwd=home, env=env, stdin=subprocess.DEVNULL, stdout=self.output, stderr=subprocess.STDOUT,
-            pass_fds=(to_child, to_parent), start_new_session=True,
-            preexec_fn=functools.partial(self.limits.apply, own_uid=self.uid is not None), **as_user,
-        )
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", MARKER: self.marker, "PYTHONDONTWRITEBYTECODE": "1"}
+        fds = [str(to_child), str(to_parent)]
+        if self.jailed:  # its own namespaces: it sees its home, the Python and the engine (jail.py)
+            env.update(HOME=jail.HOME, TMPDIR="/tmp")
+            argv = [sys.executable, "-I", jail.SERVER, self.module, f"{jail.HOME}/{relative}", *fds]
+            command = jail_command(self.workdir, home, server, self.uid, self.limits, argv, env)
+            popen = {"cwd": self.workdir}
+        else:
+            (self.workdir / "tmp").mkdir()
+            env.update(HOME=str(home), TMPDIR=str(self.workdir / "tmp"))
+            if self.uid is not None:
+                for path in [self.workdir, *self.workdir.rglob("*")]:
+                    os.lchown(path, self.uid, self.uid)
+            command = [sandbox_python(self.uid is not None), "-I", str(server), self.module, str(home / relative),
+                       *fds]
+            popen = {"cwd": home, "env": env,
+                     "preexec_fn": functools.partial(self.limits.apply, own_uid=self.uid is not None)}
+            if self.uid is not None:
+                popen.update(user=self.uid, group=self.uid, extra_groups=[])
+        self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self.output,
+                                     stderr=subprocess.STDOUT, pass_fds=(to_child, to_parent),
+                                     start_new_session=True, **popen)
         os.close(to_child)
         os.close(to_parent)
         self.requests, self.replies = from_parent, from_child
@@ -218,7 +241,9 @@ class Sandbox:
             pass
         self.proc.wait()
         if self.uid is not None:
-            kill_user(self.uid)
+            kill_user(self.uid)  # a jail's files go with its namespace, once its last process is gone
+            if not self.jailed:
+                remove_files(self.uid)
         else:
             kill_marked(self.marker)
         self.output.close()
@@ -246,6 +271,8 @@ class Sandbox:
                 how += " (it printed or wrote more than the output limit)"
             elif -code in (signal.SIGKILL, signal.SIGXCPU):
                 how += " (a CPU or memory limit?)"
+        elif code == jail.EXIT_FAILED and "minidb sandbox: could not build" in tail:
+            return SubmissionCrashed(f"the grader could not start your code (not your code's fault): {tail}")
         else:
             how = f"exited with code {code} (a call to sys.exit or os._exit?)"
         return SubmissionCrashed(f"your code's process {how}" + (f"; its last output:\n{tail}" if tail else ""))

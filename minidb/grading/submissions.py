@@ -10,24 +10,33 @@ Three layouts are recognised in a submissions folder:
   student's submission, each given back its own name (``bloom.py``, ``helpers.py``).
 * **Gradescope's "Export Submissions"**: ``submission_metadata.yml`` beside one ``submission_<id>/`` folder per
   submission; the metadata names the submitters (name, student id, email) and the submission time.
+* **Gradescope's autograder layout**, one folder per student: ``alice/submission/`` (the code) beside
+  ``alice/submission_metadata.json`` (Gradescope's record: ``created_at``, ``users``).
+
+A submission's time is the one the LMS or Gradescope recorded, or none: never its files' modification times, which
+the student controls (``handins.py`` also takes the instructor's ``--submitted`` list).
 
 ``Submission.materialize(dest)`` copies (or unzips) a submission into a folder of its own, so the grader never hands
-a student's code a path to the other students' files.
+a student's code a path to the other students' files; the copy refuses symbolic links and other special files
+(``safecopy.py``).
 """
 
 from __future__ import annotations
 
+import json
 import re
-import shutil
 import zipfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .safecopy import copy_submission
+
 MAX_UNZIPPED_BYTES = 50 * 2**20  # a zip expanding past this is refused (a zip bomb, or not a code submission)
 CANVAS_NAME = re.compile(r"^(?P<login>[a-z0-9]+?)(?P<late>_late)?_(?P<user>\d+)_(?P<sub>\d+)_(?P<file>.+)$")
 CANVAS_RESUBMISSION = re.compile(r"-\d+(?=\.[^.]+$)")  # bloom-1.py: Canvas numbers a file handed in again
-GRADESCOPE_METADATA = "submission_metadata.yml"
+GRADESCOPE_METADATA = "submission_metadata.yml"  # a Gradescope export's record of every submission
+AUTOGRADER_METADATA = "submission_metadata.json"  # Gradescope's record of one submission, beside submission/
 
 
 @dataclass(frozen=True)
@@ -52,31 +61,33 @@ class Submission:
         return self.paths[0]
 
     def materialize(self, dest: Path) -> Path:
-        """Copy (or unzip) the submission into the new folder ``dest``; the path to grade (a folder or a .py)."""
+        """Copy (or unzip) the submission into the new folder ``dest``; the path to grade (a folder or a .py).
+        ValueError (``safecopy.UnsafeSubmission``) for a link or special file in it."""
         dest.mkdir(parents=True)
         if len(self.paths) == 1 and not self.names:
             source = self.paths[0]
-            if source.is_dir():
-                shutil.copytree(source, dest, dirs_exist_ok=True, symlinks=False)
-                return dest
-            if source.suffix == ".zip":
+            if source.suffix == ".zip" and not source.is_symlink():
                 return extract_zip(source, dest)
-            shutil.copyfile(source, dest / source.name)
-            return dest / source.name
+            target = dest / source.name
+            copy_submission(source, target)
+            return dest if target.is_dir() else target
         for source, name in zip(self.paths, self.names or [p.name for p in self.paths]):
-            if source.suffix == ".zip":
+            if source.suffix == ".zip" and not source.is_symlink():
                 extract_zip(source, dest)
             else:
-                shutil.copyfile(source, dest / name)
+                copy_submission(source, dest / name)
         return dest
 
-    def submitted_time(self) -> datetime:
-        """When it was handed in: the export's time, else the newest modification time of its files (UTC)."""
-        if self.submitted is not None:
-            return self.submitted
-        files = [p for path in self.paths for p in ([path, *path.rglob("*")] if path.is_dir() else [path])]
-        newest = max(p.stat().st_mtime for p in files)
-        return datetime.fromtimestamp(newest, timezone.utc)
+
+def parse_time(text: str) -> datetime:
+    """An ISO 8601 time with its timezone (``2026-12-01T23:59:00+01:00``, ``...Z``); ValueError saying so."""
+    try:
+        when = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"{text!r} is not an ISO time such as 2026-12-01T23:59:00+00:00") from None
+    if when.tzinfo is None:
+        raise ValueError(f"{text!r} has no timezone (add +00:00, say)")
+    return when
 
 
 def extract_zip(archive: Path, dest: Path) -> Path:
@@ -112,6 +123,8 @@ def find_submissions(folder: str | Path) -> list[Submission]:
         match = CANVAS_NAME.match(path.name) if path.is_file() else None
         if match:
             canvas.setdefault((match["login"], match["user"]), []).append((path, match))
+        elif path.is_dir() and (path / AUTOGRADER_METADATA).is_file() and (path / "submission").is_dir():
+            _add(found, _autograder_layout(path), folder)
         elif path.is_dir() or path.suffix in (".zip", ".py"):
             _add(found, Submission(path.name if path.is_dir() else path.stem, (path,)), folder)
     for (login, user), files in canvas.items():
@@ -127,6 +140,19 @@ def _add(found: dict[str, Submission], submission: Submission, folder: Path) -> 
         mine = ", ".join(p.name for p in submission.paths)
         raise ValueError(f"{folder}: two submissions for {submission.student!r}: {other} and {mine}")
     found[submission.student] = submission
+
+
+def _autograder_layout(path: Path) -> Submission:
+    """A student's folder laid out as Gradescope's /autograder: the code in submission/, the record beside it."""
+    record = path / AUTOGRADER_METADATA
+    try:
+        metadata = json.loads(record.read_text(encoding="utf-8"))
+        created = parse_time(str(metadata["created_at"]))
+        users = metadata.get("users") or [{}]
+    except (ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"{record}: not Gradescope's submission_metadata.json ({e})") from None
+    return Submission(path.name, (path / "submission",), name=str(users[0].get("name") or ""),
+                      email=str(users[0].get("email") or ""), submitted=created)
 
 
 def _gradescope(folder: Path) -> list[Submission]:

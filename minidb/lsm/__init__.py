@@ -10,12 +10,19 @@ from the bottom up:
 * memory: ``memtable`` (sorted in-memory table), ``block_cache`` (LRU of blocks);
 * iteration: ``iterator`` (merging), ``two_level_iter`` (a table), ``level_iter`` (a level), ``db_iter`` (scans),
   ``scan_merge`` (a scan's merging plugged in, exercise 09);
-* durability: ``wal``, ``wal_error_handler`` (what a failed WAL write does, plugged in: exercise 07),
-  ``version_set`` (MANIFEST and CURRENT), ``recovery``;
-* shape: ``version``, ``level_sizing``, ``compaction``, ``compaction_picker`` (leveled), ``universal_picker``,
-  ``compaction_iter`` (the merge loop), ``jobs``, ``stalls``, ``scheduler``;
-* reporting: ``compaction_stats`` (RocksDB's "Compaction Stats" table);
-* clients: ``engine`` (LSMEngine); transactions are ``minidb.transaction``'s, the same for both engines.
+* durability: ``wal``, ``wal_files`` (the WALs of a database, switched as memtables are sealed),
+  ``wal_error_handler`` (what a failed WAL write does, plugged in: exercise 07), ``failures`` (the disk-full
+  behaviours), ``version_set`` (MANIFEST and CURRENT), ``recovery``;
+* shape: ``version``, ``level_sizing``, ``compaction``, ``compaction_picker`` (leveled), ``leveled_picker`` (its
+  decisions plugged in, exercise 08), ``universal_picker``, ``compaction_iter`` (the merge loop), ``jobs``,
+  ``stalls``, ``scheduler``;
+* reporting: ``compaction_stats`` (RocksDB's "Compaction Stats" table), ``engine_stats`` (``stats()``);
+* clients: ``engine`` (LSMEngine: the client API and the wiring), beside ``table_cache`` (the open SSTs),
+  ``keyspace_map`` (keyspaces in column families) and ``maintenance`` (manual flush and compaction); transactions
+  are ``minidb.transaction``'s, the same for both engines.
+
+The plug points (filter policy, scan merge, WAL error handler, leveled picker) are plugged in one way, the same for
+both engines: minidb/plug_point.py.
 """
 
 from __future__ import annotations

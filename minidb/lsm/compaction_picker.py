@@ -10,17 +10,9 @@ is at least 1:
   (LevelDB's way) the file after the level's *compact pointer*, which the MANIFEST remembers, so successive
   compactions sweep the level's key space.
 
-**The plug point** (exercise 08): a picker passed as ``compaction_picker=`` (with ``compaction_pri="round_robin"``)
-makes the decisions of round-robin leveled picking in the engine's place, on plain values, through three functions:
-
-* ``level_scores(level_bytes, l0_files, targets, l0_trigger, max_bytes_for_level_base) -> list[float]``: the score
-  of each level but the last, from the bytes of each level and the files of L0 not already being compacted;
-* ``levels_to_compact(scores) -> list[int]``: the levels scoring >= 1, most urgent first (ties: the lower level);
-* ``round_robin(largest_keys, pointer) -> int``: which of a level's files (given by their largest keys, in key
-  order) to try first: the first after the compact pointer (None: none yet), wrapping around to 0.
-
-The engine checks every answer (ValueError naming the function and the value) and does the rest itself: the files
-an L0 compaction takes, the overlapping files of the next level, and skipping files already being compacted.
+**The plug point** (exercise 08, leveled_picker.py): a ``LeveledPicker`` passed as ``compaction_picker=`` makes
+the decisions of round-robin leveled picking in the engine's place (the scores, the most urgent level, the file
+after the compact pointer); the engine does the rest itself.
 
 A pick is a *trivial move* (RocksDB's ``Compaction::IsTrivialMove``) when nothing in the output level overlaps the
 start-level inputs, the inputs do not overlap each other, the two levels use the same compression, and the files
@@ -31,6 +23,7 @@ from __future__ import annotations
 
 from .compaction import Compaction, below, key_range
 from .level_sizing import compaction_scores, level_targets
+from .leveled_picker import plugged_levels, plugged_round_robin
 from .options import CFOptions
 from .version import Version
 from .version_edit import FileMeta
@@ -43,7 +36,8 @@ def pick_leveled(cf_id: int, v: Version, o: CFOptions, pointers: dict[int, bytes
         scores = compaction_scores(v, o, targets)
         urgent = [lv for lv in sorted(range(len(scores)), key=lambda lv: (-scores[lv], lv)) if scores[lv] >= 1]
     else:
-        scores, urgent = plugged_levels(o.compaction_picker, v, o, targets)
+        scores, urgent = plugged_levels(o.compaction_picker, v, targets, o.level0_file_num_compaction_trigger,
+                                        o.max_bytes_for_level_base)
     for level in urgent:
         c = _pick_level0(cf_id, v, o, base) if level == 0 else _pick_file(cf_id, v, o, level, base, pointers)
         if c is not None:
@@ -86,49 +80,6 @@ def _pick_file(cf_id: int, v: Version, o: CFOptions, level: int, base: int,
             continue
         return _make(cf_id, v, o, [(level, [f])] + ([(output, outs)] if outs else []), output, base, "level-size")
     return None
-
-
-def plugged_levels(picker, v: Version, o: CFOptions, targets: list[float]) -> tuple[list[float], list[int]]:
-    """The plugged-in picker's scores and levels to compact, checked (see the module docstring)."""
-    live = [[f for f in v.levels[lv] if not f.being_compacted] for lv in range(v.num_levels)]
-    scores = picker.level_scores([sum(f.size for f in files) for files in live], len(live[0]), list(targets),
-                                 o.level0_file_num_compaction_trigger, o.max_bytes_for_level_base)
-    scores = list(scores) if isinstance(scores, (list, tuple)) else scores
-    if not (isinstance(scores, list) and len(scores) == v.num_levels - 1
-            and all(isinstance(x, (int, float)) and not isinstance(x, bool) and x >= 0 for x in scores)):
-        raise ValueError(f"compaction picker {picker!r}: level_scores returned {scores!r}; it must return "
-                         f"{v.num_levels - 1} numbers >= 0, one per level but the last")
-    urgent = picker.levels_to_compact(scores)
-    urgent = list(urgent) if isinstance(urgent, (list, tuple)) else urgent
-    if not (isinstance(urgent, list) and all(isinstance(lv, int) and not isinstance(lv, bool)
-                                             and 0 <= lv < len(scores) and scores[lv] >= 1 for lv in urgent)):
-        raise ValueError(f"compaction picker {picker!r}: levels_to_compact({scores!r}) returned {urgent!r}; it "
-                         f"must return levels (ints) whose score is >= 1")
-    return scores, urgent
-
-
-def plugged_round_robin(picker, largest: list[bytes], pointer: bytes | None) -> int:
-    """The plugged-in picker's first file to try among files with largest keys ``largest``, checked."""
-    first = picker.round_robin(list(largest), pointer)
-    if not (isinstance(first, int) and not isinstance(first, bool) and 0 <= first < max(1, len(largest))):
-        raise ValueError(f"compaction picker {picker!r}: round_robin(<{len(largest)} keys>, {pointer!r}) returned "
-                         f"{first!r}; it must return an index from 0 to {len(largest) - 1}")
-    return first
-
-
-PICKER_METHODS = ("level_scores", "levels_to_compact", "round_robin")  # what a plugged-in picker must have
-
-
-def check_picker(o: CFOptions, where: str = "") -> None:
-    """Raise ValueError unless ``o.compaction_picker`` is usable: its methods, and the options it needs."""
-    picker = o.compaction_picker
-    for method in PICKER_METHODS:
-        if not callable(getattr(picker, method, None)):
-            raise ValueError(f"bad option compaction_picker={picker!r}{where}: needs a method {method}()")
-    if o.compaction != "leveled" or o.compaction_pri != "round_robin":
-        raise ValueError(f"bad option compaction_picker{where}: a picker plugs into leveled compaction with "
-                         f"round-robin file choice; set compaction='leveled' and compaction_pri='round_robin' "
-                         f"(got {o.compaction!r} and {o.compaction_pri!r})")
 
 
 def _make(cf_id: int, v: Version, o: CFOptions, inputs, output: int, base: int, reason: str,

@@ -10,7 +10,7 @@ A job (jobs.py) and the files it writes (table_outputs.py) need:
   the engine's cumulative CPU work (minidb.sim.cpu units), from which a job's share is taken;
 * the two **options** jobs read: the compaction readahead and the output files' write buffer.
 
-The engine makes a context when it starts a job (``LSMEngine._job_context``); nothing in it is the job's to keep.
+The engine makes a context when it starts a job (``LSMEngine.job_context``); nothing in it is the job's to keep.
 """
 
 from __future__ import annotations

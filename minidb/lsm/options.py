@@ -17,8 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 from . import compression as _compression
-from .scan_merge import check_plugin
-from .wal_error_handler import check_handler
+from .filter_policy import FilterPolicy
+from .leveled_picker import LeveledPicker
+from .scan_merge import ScanMerge
+from .wal_error_handler import WalErrorHandler, check_handler
 from .wal_recovery import check_mode
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
@@ -32,7 +34,7 @@ class CFOptions:
     max_immutable_memtables: int = 1  # sealed memtables waiting for flush before writes stop (max_write_buffer_number - 1)
     block_size: int = 4096  # target size of an SST data block, before compression
     bits_per_key: int = 10  # built-in bloom filter bits per key; 0 builds no filter
-    filter_policy: object = None  # a FilterPolicy object (see filter_policy.py) used instead of the built-in bloom
+    filter_policy: FilterPolicy | None = None  # a filter policy (a plug point) instead of the built-in bloom
     cache_index_and_filter_blocks: bool = False  # index/filter blocks in the block cache (True) or pinned (False)
     compression: str | tuple = "none"  # "none", "lz4", "zstd", or one per level (compression_per_level)
     bottommost_compression: str | None = None  # compression of the bottommost level, overriding the above
@@ -50,7 +52,7 @@ class CFOptions:
     soft_pending_compaction_bytes_limit: int = 64 * GIB  # estimated compaction debt at which writes slow down
     hard_pending_compaction_bytes_limit: int = 256 * GIB  # ... at which writes stop
     compaction_pri: str = "min_overlapping_ratio"  # which file of a level to compact: or "round_robin"
-    compaction_picker: object = None  # a leveled picker (compaction_picker.py's plug point) instead of the engine's
+    compaction_picker: LeveledPicker | None = None  # leveled picking's decisions (a plug point); None: the engine's
     size_ratio: int = 1  # universal: percent by which runs may differ and still be merged
     max_size_amplification_percent: int = 200  # universal: full compaction when newer runs exceed this % of the last
     min_merge_width: int = 2  # universal: fewest runs merged by a size-ratio compaction
@@ -89,15 +91,15 @@ class DBOptions:
     compaction_readahead_size: int = 2 * MIB  # bytes read per request by compaction input iterators
     writable_file_max_buffer_size: int = 1 * MIB  # bytes written per request when building an SST
     reproduce_2018_disk_full_bug: bool = False  # teaching: acknowledge writes the engine drops (seed 004)
-    # "read_only" (RocksDB: a hard error, resume() later), "abort" (MyRocks), or a handler (wal_error_handler.py)
-    on_wal_write_error: object = "read_only"
+    # "read_only" (RocksDB: a hard error, resume() later), "abort" (MyRocks), or a WalErrorHandler (a plug point)
+    on_wal_write_error: str | WalErrorHandler = "read_only"
     wal_recovery_mode: str | int = "kTolerateCorruptedTailRecords"  # RocksDB's WALRecoveryMode (wal_recovery.py)
     column_families: dict = None  # {name: {CF option: value}} for each family besides "default"
     keyspace_cf: dict = None  # {keyspace: column family name}; unlisted keyspaces go to "default"
     # Objects told of every installed flush and compaction (RocksDB's EventListener): each has
     # on_flush_completed(engine, job) and/or on_compaction_completed(engine, job), see scheduler.py.
     listeners: tuple = ()
-    merging_iterator: object = None  # a plugin that merges every scan's sources in Python (scan_merge.py)
+    merging_iterator: ScanMerge | None = None  # merges every scan's sources in Python (a plug point); None: in C
     create_if_missing: bool = True  # create a database where there is none (False: DatabaseMissingError)
     error_if_exists: bool = False  # DatabaseExistsError if the device already holds a database
     read_only: bool = False  # open for reading only (RocksDB's OpenForReadOnly): no file is written or deleted
@@ -194,7 +196,7 @@ def check_db(db: DBOptions) -> None:
             raise ValueError(f"bad option listeners: {listener!r} has none of {', '.join(LISTENER_METHODS)}")
     check_handler(db.on_wal_write_error)
     if db.merging_iterator is not None:
-        check_plugin(db.merging_iterator)
+        ScanMerge.check(db.merging_iterator)
     if db.reproduce_2018_disk_full_bug and db.on_wal_write_error != "read_only":
         raise ValueError(f"bad options: reproduce_2018_disk_full_bug=True acknowledges failed writes, "
                          f"on_wal_write_error={db.on_wal_write_error!r} decides what they do; choose one")
@@ -251,9 +253,11 @@ def check_cf(o: CFOptions, cf: str) -> CFOptions:
                          f"{where}: larger than hard_pending_compaction_bytes_limit "
                          f"({o.hard_pending_compaction_bytes_limit})")
     if o.filter_policy is not None:
-        from .filter_policy import check_policy
-        check_policy(o.filter_policy, where)
+        FilterPolicy.check(o.filter_policy, where)
     if o.compaction_picker is not None:
-        from .compaction_picker import check_picker
-        check_picker(o, where)
+        LeveledPicker.check(o.compaction_picker, where)
+        if o.compaction != "leveled" or o.compaction_pri != "round_robin":
+            raise ValueError(f"bad option compaction_picker{where}: a picker plugs into leveled compaction with "
+                             f"round-robin file choice; set compaction='leveled' and compaction_pri='round_robin' "
+                             f"(got {o.compaction!r} and {o.compaction_pri!r})")
     return o

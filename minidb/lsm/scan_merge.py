@@ -2,8 +2,9 @@
 
 A scan reads several sorted sources at once: the memtable, the sealed memtables, every L0 file (their key ranges
 overlap) and one stream per level below (a level's files do not overlap). The engine merges them in C
-(``MergingIterator`` in iterator.pyx) and collapses versions (``user_entries`` in db_iter.pyx). A plugin passed as
-``open_lsm(..., merging_iterator=plugin)`` does both instead, for every scan, through two functions:
+(``MergingIterator`` in iterator.pyx) and collapses versions (``user_entries`` in db_iter.pyx). A ``ScanMerge``
+passed as ``open_lsm(..., merging_iterator=plugin)`` (a plug point, minidb/plug_point.py) does both instead, for
+every scan, through two functions:
 
 * ``merge(children) -> iterable of entries``: ``children`` holds one list per source, newest source first, each
   list sorted; an entry is ``(key, seq, kind, value)`` with ``kind`` 1 for a put (``dbformat.VALUE``) and 0 for a
@@ -21,16 +22,24 @@ the default.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from ..plug_point import PlugPoint
 from .dbformat import parse_internal_key
 
-METHODS = ("merge", "visible")  # what a plugin must have
 
+class ScanMerge(PlugPoint, option="merging_iterator"):
+    """The interface of a scan's merge (a plug point): ``merge`` and ``visible``, on the plain entries above."""
 
-def check_plugin(plugin) -> None:
-    """Raise ValueError unless ``plugin`` has the plug point's functions."""
-    for method in METHODS:
-        if not callable(getattr(plugin, method, None)):
-            raise ValueError(f"bad option merging_iterator={plugin!r}: needs a function {method}()")
+    def merge(self, children: list[list[tuple[bytes, int, int, bytes]]]) -> Iterable[tuple[bytes, int, int, bytes]]:
+        """Every entry of every child (newest source first, each sorted), by key ascending, then sequence number
+        descending."""
+        raise NotImplementedError
+
+    def visible(self, entries: Iterable[tuple[bytes, int, int, bytes]]) -> Iterable[tuple[bytes, bytes]]:
+        """For each key of ``entries`` (in merge order) its newest entry's ``(key, value)``, none under a
+        tombstone."""
+        raise NotImplementedError
 
 
 def source_entries(child, start: bytes, end: bytes, strip: int) -> list[tuple[bytes, int, int, bytes]]:

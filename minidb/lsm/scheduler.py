@@ -1,9 +1,11 @@
 """The scheduler: the LSM's background work (RocksDB's flush and compaction scheduling, write controller and error
-handler), an object the engine holds and hands its collaborators to.
+handler), an object the engine holds. It reaches the engine through one small named interface, ``SchedulerHost``:
+what it reads of the engine (the column families, the MANIFEST, the WAL files, the table cache, the options) and the
+one thing it asks of it (``job_context``, what a job started now works with).
 
 Everything here runs inside client calls (the engine is single-threaded, see jobs.py):
 
-* before a write, ``make_room`` seals full memtables (the engine's ``seal`` switches to a new WAL) and applies the
+* before a write, ``make_room`` seals full memtables (``seal``: a new WAL, wal_files.py) and applies the
   write controller (stalls.py): it waits for the next job when writes must stop, delays the write when they must
   slow down. (Should writes have to stop while no job can run, e.g. universal compaction with equal compaction and
   stop triggers, the write goes through rather than wait forever, where RocksDB would hang.)
@@ -13,8 +15,8 @@ Everything here runs inside client calls (the engine is single-threaded, see job
   one flush and one compaction per column family at a time.
 
 **Installing** a job logs its edit to the MANIFEST, makes its result visible (the flushed memtables go, the
-compaction's inputs are replaced) and counts it in the family's Compaction Stats; then the engine's ``installed``
-callback deletes what the job made obsolete (WALs, input SSTs) and tells the listeners (the ``listeners`` option,
+compaction's inputs are replaced) and counts it in the family's Compaction Stats; then it deletes what the job made
+obsolete (WALs, input SSTs) and tells the listeners (the ``listeners`` option,
 RocksDB's EventListener: ``on_flush_completed(engine, job)`` or ``on_compaction_completed(engine, job)`` with the
 installed ``Job`` of jobs.py, the engine already showing the new shape).
 
@@ -28,6 +30,7 @@ and in the WAL). A failed WAL write sets it too (engine.py; RocksDB's error hand
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, Protocol
 
 from minidb.errors import ReadOnlyError
 
@@ -37,25 +40,35 @@ from .stalls import slowdown_reason, stop_reason
 from .universal_picker import pick_universal
 
 
+class SchedulerHost(Protocol):
+    """What the scheduler uses of the engine it works for (``LSMEngine`` is the one), and nothing else."""
+
+    cfs: dict  # column family id -> ColumnFamily
+    vs: Any  # version_set.VersionSet: the MANIFEST every job's edit is logged to
+    device: Any  # where the MANIFEST's writes are counted, under the job's cause
+    clock: Any  # simulated time: when a job's IO is done, how long a write waits
+    db: Any  # the DBOptions: max_background_jobs, delayed_write_rate, listeners
+    counters: Any  # the engine's counters: flushes, compactions, stalls, background errors
+    last_sequence: int  # the engine's last sequence number (each edit records it)
+    num_levels: Callable[[str], int]  # column family name -> its levels (for the MANIFEST's edits)
+    wal_files: Any  # wal_files.WalFiles: sealing starts a new WAL, a flush makes older ones obsolete
+    tables: Any  # table_cache.TableCache: a compaction makes its input SSTs obsolete
+
+    def job_context(self, versions, families: dict) -> Any:
+        """The job_context.JobContext a flush or compaction started now works with."""
+
+
 class Scheduler:
     """Background jobs of one LSM engine: when they start, when they are installed, and what stalls or stops the
     writes meanwhile (see the module docstring). Each method's contract is one line."""
 
-    def __init__(self, *, families: dict, versions, device, clock, options, counters,
-                 job_context: Callable, num_levels: Callable[[str], int], last_sequence: Callable[[], int],
-                 wal_number: Callable[[], int], seal: Callable, installed: Callable) -> None:
-        self.families = families  # column family id -> ColumnFamily (the engine's own dict)
-        self.versions = versions  # version_set.VersionSet: the MANIFEST every job's edit is logged to
-        self.device = device  # where the MANIFEST's writes are counted, under the job's cause
-        self.clock = clock  # simulated time: when a job's IO is done, how long a write waits
-        self.options = options  # the DBOptions: max_background_jobs, delayed_write_rate
-        self.counters = counters  # the engine's counters: flushes, compactions, stalls, background errors
-        self._job_context = job_context  # (versions, families) -> the JobContext a job started now works with
-        self._num_levels = num_levels  # column family name -> its levels (for the MANIFEST's edits)
-        self._last_sequence = last_sequence  # () -> the engine's last sequence number (each edit records it)
-        self._wal_number = wal_number  # () -> the WAL being written (a flush makes the older ones obsolete)
-        self._seal = seal  # (families) -> None: the engine makes their memtables immutable and starts a new WAL
-        self._installed = installed  # (job) -> None: the engine deletes what the job made obsolete, tells listeners
+    def __init__(self, engine: SchedulerHost) -> None:
+        self.engine = engine  # the engine it works for, through SchedulerHost
+        self.families = engine.cfs  # column family id -> ColumnFamily (the engine's own dict)
+        self.versions = engine.vs  # the MANIFEST every job's edit is logged to
+        self.clock = engine.clock  # simulated time: when a job's IO is done, how long a write waits
+        self.options = engine.db  # the DBOptions: max_background_jobs, delayed_write_rate
+        self.counters = engine.counters  # the engine's counters: flushes, compactions, stalls, background errors
         self.jobs: list = []  # jobs computed but not yet installed
         self.needs_schedule = True  # something changed that may call for a job
         self.error: str | None = None  # why writes are refused (a failed job or WAL write) until resume()
@@ -90,7 +103,7 @@ class Scheduler:
             sealable = [cf for cf in self.families.values()
                         if cf.memtable_full() and len(cf.imm) < cf.options.max_immutable_memtables]
             if sealable:
-                self._seal(sealable)
+                self.seal(sealable)
                 continue
             reason = next(filter(None, (stop_reason(cf) for cf in self.families.values())), None)
             if reason is not None and self.jobs:
@@ -110,6 +123,11 @@ class Scheduler:
             self.counters["stall_writes_slowed"] += 1
             self.counters[f"stall_slowdown_{reason}"] += 1
             self.counters["stall_seconds"] += delay
+
+    def seal(self, families) -> None:
+        """Make the active memtables of ``families`` immutable and start a new WAL (wal_files.py)."""
+        self.engine.wal_files.seal(families, self.engine.last_sequence)
+        self.needs_schedule = True
 
     # -- scheduling -------------------------------------------------------------------------------------------
     def run(self) -> None:
@@ -140,8 +158,9 @@ class Scheduler:
                 if cf.imm and not cf.flushing:
                     cf.flushing = True
                     try:
-                        ctx = self._job_context(self.versions, self.families)
-                        self.jobs.append(run_flush(ctx, cf, self.families.values(), self._wal_number()))
+                        ctx = self.engine.job_context(self.versions, self.families)
+                        self.jobs.append(run_flush(ctx, cf, self.families.values(),
+                                                   self.engine.wal_files.writer.number))
                     except OSError as exc:
                         cf.flushing = False
                         self._fail("flush", cf, exc)
@@ -165,7 +184,7 @@ class Scheduler:
         cf.compacting = True
         c.mark(True)
         try:
-            self.jobs.append(run_compaction(self._job_context(self.versions, self.families), cf, c))
+            self.jobs.append(run_compaction(self.engine.job_context(self.versions, self.families), cf, c))
         except OSError as exc:
             c.mark(False)
             cf.compacting = False
@@ -173,14 +192,13 @@ class Scheduler:
 
     # -- installing -------------------------------------------------------------------------------------------
     def _install(self, job) -> None:
-        """Log the job's edit to the MANIFEST, then make its result visible; the engine deletes what it made
-        obsolete."""
+        """Log the job's edit to the MANIFEST, then make its result visible and delete what it made obsolete."""
         self.jobs.remove(job)
         cf = job.cf
         self.needs_schedule = True
-        with self.device.stats.cause(job.kind):
+        with self.engine.device.stats.cause(job.kind):
             try:
-                self.versions.log_and_apply(job.edit, self._last_sequence(), self._num_levels)
+                self.versions.log_and_apply(job.edit, self.engine.last_sequence, self.engine.num_levels)
             except OSError as exc:
                 if job.outputs is not None and not self.versions.broken:
                     job.outputs.abandon()  # the edit is surely not in the MANIFEST: the outputs are garbage
@@ -204,7 +222,21 @@ class Scheduler:
                 cf.stats.add_compaction(c.output_level, rn, rnp1, job.outputs.bytes_written(), job.key_in,
                                         job.key_drop, job.seconds)
                 self.counters["compactions"] += 1
-        self._installed(job)
+        self._after_install(job)
+
+    def _after_install(self, job) -> None:
+        """Delete the WALs or SSTs the installed ``job`` made obsolete, then tell the listeners."""
+        engine = self.engine
+        if job.kind == "flush":
+            engine.wal_files.delete_obsolete(self.families.values())
+        elif not job.compaction.trivial_move:
+            for f in job.compaction.input_files:
+                engine.tables.obsolete(f.number)
+        method = "on_flush_completed" if job.kind == "flush" else "on_compaction_completed"
+        for listener in self.options.listeners:
+            hook = getattr(listener, method, None)
+            if hook is not None:
+                hook(engine, job)
 
     @staticmethod
     def _release(job) -> None:

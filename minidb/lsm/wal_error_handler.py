@@ -1,4 +1,5 @@
-"""WalErrorHandler: the plug point for what the write path does after a failed WAL write (exercise 07).
+"""WalErrorHandler: the plug point for what the write path does after a failed WAL write (exercise 07,
+minidb/plug_point.py).
 
 A write is acknowledged when ``write()`` returns: the client then believes the row is durable. If the WAL append
 failed (a full disk, seed 004) and the engine returns anyway, the row exists only in a memtable, or nowhere, and
@@ -7,7 +8,8 @@ failed WAL write as a hard error and refuse every later write until the cause is
 
 The engine's own behaviours are chosen by name (``on_wal_write_error="read_only"`` or ``"abort"``, engine.py). A
 student's handler passed as ``on_wal_write_error=handler`` replaces them: the engine keeps no error state of its
-own for failed WAL writes and asks the handler instead. A handler is any object with:
+own for failed WAL writes and asks the handler instead. A handler is an instance of any class with the functions
+of ``WalErrorHandler``:
 
 * ``before_write() -> str | None``: asked before every write; None lets it through, a reason refuses it (the
   engine raises ReadOnlyError naming the reason, and writes nothing).
@@ -21,19 +23,31 @@ that was acknowledged correctly is whole.
 
 from __future__ import annotations
 
-METHODS = ("before_write", "on_wal_write_error")  # what a handler must have
+from ..plug_point import PlugPoint
+
+BEHAVIOURS = ("read_only", "abort")  # the engine's own behaviours, chosen by name instead of a handler
+
+
+class WalErrorHandler(PlugPoint, option="on_wal_write_error"):
+    """The interface of a WAL error handler (a plug point): ``before_write`` and ``on_wal_write_error``."""
+
+    def before_write(self) -> str | None:
+        """None to let the next write through, or why it is refused."""
+        raise NotImplementedError
+
+    def on_wal_write_error(self, message: str) -> bool:
+        """True to fail the write whose WAL append failed with ``message``, False to acknowledge it anyway."""
+        raise NotImplementedError
 
 
 def check_handler(handler) -> None:
-    """Raise ValueError unless ``handler`` is one of the engine's behaviours or has the handler's methods."""
+    """Raise ValueError unless ``handler`` names one of the engine's behaviours or is a ``WalErrorHandler``."""
     if isinstance(handler, str):
-        if handler not in ("read_only", "abort"):
+        if handler not in BEHAVIOURS:
             raise ValueError(f"bad option on_wal_write_error={handler!r}: 'read_only', 'abort' or a handler "
-                             f"object with {' and '.join(m + '()' for m in METHODS)}")
+                             f"object with {' and '.join(m + '()' for m in WalErrorHandler.functions)}")
         return
-    for method in METHODS:
-        if not callable(getattr(handler, method, None)):
-            raise ValueError(f"bad option on_wal_write_error={handler!r}: a handler needs a method {method}()")
+    WalErrorHandler.check(handler)
 
 
 def refusal(handler) -> str | None:

@@ -5,7 +5,7 @@ The engines count IO (``minidb.storage.IOStats``) and CPU work; this package tur
 * ``Clock`` (``clock.py``): simulated seconds shared with the engines, background jobs, write stalls;
 * ``CostModel`` (``cpu.py``): CPU seconds per unit of counted work, each constant measured and cited;
 * ``BackgroundQueue`` (``background.py``): flushes, compactions and page cleaning sharing the device;
-* ``Server``, ``throughput`` (``bottleneck.py``): the bottleneck law for many clients;
+* ``Host``, ``throughput`` (``bottleneck.py``): the bottleneck law for many clients on a host's cores;
 * ``ServerModel``, ``Binlog`` (``server.py``): the SQL layer's CPU, the binlog's group commit, the serial section;
 * ``Simulator`` (``simulator.py``): places each step of a workload on the timeline;
 * ``device_time.plugged`` (``device_time.py``): another device model in the simulator's place (exercise 06);
@@ -16,7 +16,7 @@ Which parts are mechanism and which are model: IO counts are mechanism (what the
 """
 
 from .background_queue import BackgroundQueue, Job
-from .bottleneck import Demand, Server, resource_times, throughput
+from .bottleneck import Demand, Host, resource_times, throughput
 from .clock import Clock
 from .cpu import COSTS, CostModel, io_work
 from .series import intervals
@@ -30,8 +30,8 @@ __all__ = [
     "Clock",
     "CostModel",
     "Demand",
+    "Host",
     "Job",
-    "Server",
     "ServerModel",
     "Simulator",
     "Step",

@@ -25,15 +25,17 @@ from ..storage.models import DeviceModel
 
 
 @dataclass(frozen=True)
-class Server:
-    """The modelled database server and its load."""
+class Host:
+    """The machine the modelled database server runs on, and its load: cores, and concurrent clients.
+
+    (The costs of the server's own software, its SQL layer and binlog, are ``minidb.sim.server.ServerModel``.)"""
 
     cores: int = 48  # CPU cores (seed 000: "48 cores with HT enabled")
     clients: int = 16  # concurrent client connections (seed 000: 16 clients)
 
     def __post_init__(self) -> None:
         if self.cores < 1 or self.clients < 1:
-            raise ValueError(f"a server needs cores >= 1 and clients >= 1, got {self.cores}, {self.clients}")
+            raise ValueError(f"a host needs cores >= 1 and clients >= 1, got {self.cores}, {self.clients}")
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,7 @@ class Demand:
         return self.serial_seconds - self.serial_cpu_seconds
 
 
-def resource_times(demand: Demand, model: DeviceModel, server: Server) -> dict[str, float]:
+def resource_times(demand: Demand, model: DeviceModel, host: Host) -> dict[str, float]:
     """Seconds each resource needs to serve ``demand``: the work divided by the resource's capacity.
 
     ``cpu``: CPU seconds over the cores; ``iops``: IO units over the IOPS caps (``DeviceModel.iops_time``);
@@ -61,19 +63,20 @@ def resource_times(demand: Demand, model: DeviceModel, server: Server) -> dict[s
     """
     io = demand.io
     return {
-        "cpu": demand.cpu_seconds / server.cores,
+        "cpu": demand.cpu_seconds / host.cores,
         "iops": model.iops_time(io),
         "bandwidth": model.bandwidth_time(io),
         # the serial section added apart, as device_time.plugged adds it to a device model's answer
-        "latency": ((demand.cpu_seconds + model.latency_time(io)) / server.clients
-                    + demand.serial_wait_seconds / server.clients),
+        "latency": ((demand.cpu_seconds + model.latency_time(io)) / host.clients
+                    + demand.serial_wait_seconds / host.clients),
         "serial": demand.serial_seconds,
     }
 
 
-def throughput(per_op: Demand, model: DeviceModel, server: Server) -> tuple[float, str]:
-    """Operations per second the server sustains when each needs ``per_op``, and the resource that limits it."""
-    times = resource_times(per_op, model, server)
+def throughput(per_op: Demand, model: DeviceModel, host: Host) -> tuple[float, str]:
+    """Operations per second the server on ``host`` sustains when each needs ``per_op``, and the resource that limits
+    it."""
+    times = resource_times(per_op, model, host)
     bottleneck = max(times, key=times.get)
     t = times[bottleneck]
     return (math.inf if t == 0 else 1.0 / t), bottleneck

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from ..storage.iostats import IOCounts
 from ..storage.models import DeviceModel
-from .bottleneck import Demand, Server
+from .bottleneck import Demand, Host
 
 IO_FIELDS = ("reads", "writes", "syncs", "read_bytes", "write_bytes")
 DEVICE_FIELDS = ("iops", "bandwidth", "max_io_bytes", "read_latency", "write_latency", "sync_latency")
@@ -48,15 +48,15 @@ def check_times(source, times) -> dict[str, float]:
     return {name: float(times[name]) for name in RESOURCES}
 
 
-def plugged(module) -> Callable[[Demand, DeviceModel, Server], dict[str, float]]:
+def plugged(module) -> Callable[[Demand, DeviceModel, Host], dict[str, float]]:
     """A ``resource_times`` for the Simulator that asks ``module.resource_times`` with plain values."""
 
-    def times(demand: Demand, model: DeviceModel, server: Server) -> dict[str, float]:
+    def times(demand: Demand, model: DeviceModel, host: Host) -> dict[str, float]:
         answer = module.resource_times(float(demand.cpu_seconds), io_values(demand.io), device_values(model),
-                                       server.cores, server.clients)
+                                       host.cores, host.clients)
         times = check_times(getattr(module, "__name__", module), answer)
         # The server's serial section (minidb.sim.server) is no device's: it is added as resource_times adds it.
-        times["latency"] += demand.serial_wait_seconds / server.clients
+        times["latency"] += demand.serial_wait_seconds / host.clients
         times["serial"] = demand.serial_seconds
         return times
 

@@ -6,7 +6,7 @@ to every workload beside the engine's counted work (``minidb.sim.simulator``):
 
 * **SQL layer and handler** (CPU, spread over the cores): ``statement_seconds`` per statement (parse, optimize,
   open tables, send the result) and ``row_seconds`` per row the handler API passes to or from the engine (a row
-  read, inserted, updated or deleted). Both are *calibrated* (``minidb.sim.server_calibration``): their ratio is a
+  read, inserted, updated or deleted). Both are *calibrated* (``minidb.experiments.calibration``): their ratio is a
   micro-measurement of a real SQL layer (``benchmarks/measure_server_costs.py``), their level is fitted once to the
   CPU per transaction seed 001 publishes, and no experiment changes them.
 * **The binary log** (IO on the device, kind and cause ``binlog``): each commit's row events, appended to the file
@@ -90,7 +90,7 @@ def binlog_bytes(commits: int, row_bytes: int) -> int:
 class ServerModel:
     """The server's own costs; see the module docstring. ``ServerModel.none()`` charges nothing."""
 
-    statement_seconds: float = 0.0  # SQL layer CPU per statement (calibrated: minidb.sim.server_calibration)
+    statement_seconds: float = 0.0  # SQL layer CPU per statement (calibrated: minidb.experiments.calibration)
     row_seconds: float = 0.0  # handler CPU per row passed to or from the engine (calibrated, same)
     binlog: bool = False  # log_bin: write the binary log
     sync_binlog: int = 0  # sync every N-th group commit; 0 never (MySQL's sync_binlog)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from ..storage.device import Device
 from ..storage.iostats import IOCounts
 from ..storage.models import DeviceModel
-from .bottleneck import Demand, Server, resource_times
+from .bottleneck import Demand, Host, resource_times
 from .clock import Clock
 from .cpu import CostModel, io_work
 from .server import ServerModel
@@ -62,16 +62,16 @@ def _nonnegative(c: IOCounts) -> IOCounts:
 class Simulator:
     """Times the steps of one run; ``begin()`` before a step's work, ``end(ops)`` after it."""
 
-    def __init__(self, device: Device, clock: Clock, server: Server, *, cost: CostModel | None = None,
+    def __init__(self, device: Device, clock: Clock, host: Host, *, cost: CostModel | None = None,
                  work: Callable[[], Mapping[str, float]] | None = None,
-                 times: Callable[[Demand, DeviceModel, Server], Mapping[str, float]] = resource_times,
+                 times: Callable[[Demand, DeviceModel, Host], Mapping[str, float]] = resource_times,
                  server_model: ServerModel | None = None,
                  serial_work: Callable[[], Mapping[str, float]] | None = None) -> None:
         if clock.model is None:
             raise ValueError("the simulator needs a clock with a device model (Clock(model=...))")
         self.device = device  # whose IOStats count the steps' IO
         self.clock = clock  # the timeline, shared with the engine
-        self.server = server  # cores and clients of the modelled server
+        self.host = host  # cores and clients of the modelled server
         self.server_model = server_model or ServerModel.none()  # the SQL layer's and the binlog's costs
         self.cost = cost or clock.cost or CostModel()  # per-unit CPU costs
         self.work = work or dict  # returns cumulative work counts (unit -> count)
@@ -116,7 +116,7 @@ class Simulator:
             engine_serial = self.cost.seconds({u: max(0, n) for u, n in serial_work.items()})
         serial = (self.server_model.serial_seconds(commits, io.total(cause="binlog"), model.sync_latency)
                   + engine_serial)
-        times = self.times(Demand(cpu, fg, serial, engine_serial), model, self.server)
+        times = self.times(Demand(cpu, fg, serial, engine_serial), model, self.host)
         device_alone = max(times["iops"], times["bandwidth"])
         times_shared = dict(times)
         device_kind = "iops" if times["iops"] >= times["bandwidth"] else "bandwidth"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from .. import engines
 from ..storage import SimDevice
 from ..storage.device import LOCK_FILE
 
@@ -27,7 +28,7 @@ class FileReport:
     detail: str  # what was checked, or what is wrong (file offset or page)
 
 
-def kind_of(name: str) -> str:
+def io_kind(name: str) -> str:
     """The IOStats file kind of a database file, by its name."""
     if name.endswith(".sst"):
         return "sst"
@@ -53,7 +54,7 @@ def load(path: str | os.PathLike) -> SimDevice:
             continue  # LOCK holds nothing: it is the device's lock (storage/device.py)
         with open(entry.path, "rb") as src:
             data = src.read()
-        f = dev.open(entry.name, kind_of(entry.name), create=True)
+        f = dev.open(entry.name, io_kind(entry.name), create=True)
         f.append(data)
         f.sync()
         f.close()
@@ -62,15 +63,11 @@ def load(path: str | os.PathLike) -> SimDevice:
 
 def engine_of(dev) -> str | None:
     """"btree", "lsm", or None if the files are of neither engine (the registry's ``engines.detect``)."""
-    from .. import engines
-
     return engines.detect(dev.list())
 
 
 def verify(path) -> tuple[str, list[FileReport]]:
     """(engine, a report per file) for the database in directory ``path``; ValueError if there is none."""
-    from .. import engines
-
     dev = load(path)
     engine = engine_of(dev)
     if engine is None:

@@ -33,10 +33,10 @@ def verify(dev) -> list[FileReport]:
         if cp is None:
             reports.append(FileReport(CHECKPOINT_FILE, False, "missing: the database has no checkpoint"))
         else:
-            page_size = cp[2]
+            page_size = cp.page_size
             if page_size not in pg.PAGE_SIZES:
                 raise CorruptionError(f"{CHECKPOINT_FILE}: page size {page_size}")
-            reports.append(FileReport(CHECKPOINT_FILE, True, f"checkpoint LSN {cp[1]}, {page_size}-byte pages"))
+            reports.append(FileReport(CHECKPOINT_FILE, True, f"checkpoint LSN {cp.lsn}, {page_size}-byte pages"))
     except CorruptionError as exc:
         reports.append(FileReport(CHECKPOINT_FILE, False, str(exc)))
     reports += _redo(dev)

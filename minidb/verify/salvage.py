@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 from .. import engines
 from ..btree import page as pg
 from ..btree.catalog import ENTRY, FLAG_UNIQUE
+from ..btree.database_files import page_size_of
 from ..btree.fsp import CATALOG_INDEX_ID, CHANGE_BUFFER_INDEX_ID
-from ..btree.redo_log import read_checkpoint
-from ..btree.tablespace import FILE as TABLESPACE
 from ..btree.tablespace import Tablespace
 from ..errors import CorruptionError
 from ..lsm.block_cache import BlockCache
@@ -149,22 +148,6 @@ def _sst_entries(dev, name: str, out: Salvaged) -> list:
 
 
 # -- B+tree -------------------------------------------------------------------------------------------------------
-
-def btree_format_of(dev) -> dict:
-    """The page size and key block size (None: not compressed) the B+tree on ``dev`` was created with."""
-    page_size = page_size_of(dev)
-    key_block_size = Tablespace(dev, page_size).key_block_size if dev.exists(TABLESPACE) else None
-    return {"page_size": page_size, "key_block_size": key_block_size}
-
-
-def page_size_of(dev) -> int:
-    """The page size the B+tree checkpoint records (the default if the checkpoint is unreadable)."""
-    try:
-        cp = read_checkpoint(dev)
-    except CorruptionError:
-        cp = None
-    return cp[2] if cp is not None and cp[2] in pg.PAGE_SIZES else 16384
-
 
 def salvage_btree(dev, out: Salvaged) -> None:
     """Add to ``out`` every key of the B+tree leaves on ``dev`` that pass their checks, the higher page LSN winning."""

@@ -1,8 +1,10 @@
 """Workloads: the benchmarks of the source posts, seeded and deterministic, run against ``minidb.table`` tables.
 
-Each runner opens an engine (``"lsm"``, ``"btree"`` or an opener callable) on a fresh device, loads its data,
-runs its operations under simulated time and returns a ``WorkloadResult`` with a ``summary`` dict and a per-interval
-``intervals`` DataFrame. The same seed and parameters give the same summary.
+Each runner takes a ``RunSetup`` (setup.py: the engine, ``"lsm"``, ``"btree"`` or an opener callable, and what shapes
+its data; the cache, device, clients and server costs of the measured run) and the workload's own counts; it opens
+the engine on a fresh device, loads its data, runs its operations under simulated time and returns a
+``WorkloadResult`` with a ``summary`` dict and a per-interval ``intervals`` DataFrame. The same setup and counts give
+the same summary.
 
 * ``insert_benchmark``: iibench, PK-order inserts with 3 secondary indexes (seed 000, finding F1);
 * ``sysbench``: sysbench OLTP point-select, read-write, update-index and insert;
@@ -15,7 +17,8 @@ Each module's docstring says how it maps to the original benchmark and what it l
 from .driver import Driver, WorkloadResult
 from .insert_benchmark import insert_benchmark
 from .linkbench import linkbench
+from .setup import DataSetup, RunSetup
 from .sysbench import sysbench
 from .tpcc import tpcc
 
-__all__ = ["Driver", "WorkloadResult", "insert_benchmark", "linkbench", "sysbench", "tpcc"]
+__all__ = ["DataSetup", "Driver", "RunSetup", "WorkloadResult", "insert_benchmark", "linkbench", "sysbench", "tpcc"]

@@ -1,6 +1,7 @@
 """The driver every workload runner uses: open an engine under simulated time, run steps, build the result.
 
-A runner creates a ``Driver``, its tables and its data (the load phase), calls ``start_measuring()``, then runs
+A runner creates a ``Driver`` from its ``RunSetup`` (setup.py), its tables and its data (the load phase), calls
+``start_measuring()``, then runs
 its operations in steps (``with driver.step(ops=n):``), and finally asks for ``result(...)``. Everything a result
 reports comes from the measured phase only, except ``rows`` and ``db_bytes``, which describe the database at the
 end.
@@ -22,8 +23,9 @@ The summary's fields, all per operation of the workload (an insert, a transactio
   ``bottleneck``: the resource that set the most simulated time.
 
 **The server** (``minidb.sim.server``): every step pays the SQL layer's CPU for its statements and rows and the
-serial section of its commits, and, with ``server_model.binlog``, the binary log's writes (``binlog_kb_per_op``).
-The default model is the calibrated one (``minidb.experiments.calibration``) with the binlog off. A step's rows are
+serial section of its commits, and, with ``server_model.binlog``, the binary log's writes (``binlog_kb_per_op``),
+as the setup's ``server_model`` prices them (none by default; the book's experiments pass the calibrated one,
+``minidb.experiments.calibration``). A step's rows are
 the rows its tables read, inserted, updated or deleted; its statements are given by the workload (``step(ops,
 statements=...)``) or taken as one per row, as TPC-C's single-row statements are; its commits are counted.
 """
@@ -35,13 +37,13 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from .. import scale as scales
-from ..engines import engine_name, open_engine
+from .. import scales
+from ..engines import EngineSizes, engine_name, open_engine
 from ..schema import Schema
-from ..sim.bottleneck import Server
+from ..sim.bottleneck import Host
 from ..sim.clock import Clock
 from ..sim.cpu import CostModel
-from ..sim.server import Binlog, ServerModel
+from ..sim.server import Binlog
 from ..sim.series import intervals
 from ..sim.simulator import FOREGROUND_CAUSES, Simulator, Step
 from ..storage.iostats import IOCounts, IOStats
@@ -49,6 +51,7 @@ from ..storage.models import DeviceModel, preset
 from ..storage.sim_device import SimDevice
 from ..table import Table
 from ..transaction import CommitStats, Transaction
+from .setup import RunSetup
 
 TABLE_WORK = ("rows_encoded", "rows_decoded", "keys_encoded", "keys_decoded")  # table counters the CPU model charges
 
@@ -84,42 +87,37 @@ def device_model(device) -> DeviceModel:
 class Driver:
     """One workload run: the engine, its device and clock, the tables, the simulator; see the module docstring."""
 
-    def __init__(self, engine, sizes, *, seed: int, device="nvme", storage=None, clients: int = 16,
-                 cores: int = 48, interval: float = 1.0, engine_options: dict | None = None,
-                 cost: CostModel | None = None, server_model: ServerModel | None = None) -> None:
-        if not interval > 0:
-            raise ValueError(f"interval must be > 0 seconds, got {interval}")
-        self.seed = seed  # the run's seed, reported in the summary
-        self.model = device_model(device)  # turns counted IO into time
-        self.storage = storage if storage is not None else SimDevice()  # holds the engine's files
-        self.cost = cost or CostModel()  # turns counted work into CPU time
+    def __init__(self, setup: RunSetup, sizes: EngineSizes, host: Host) -> None:
+        if not setup.interval > 0:
+            raise ValueError(f"interval must be > 0 seconds, got {setup.interval}")
+        data = setup.data
+        self.seed = data.seed  # the run's seed, reported in the summary
+        self.model = device_model(setup.device)  # turns counted IO into time
+        self.storage = setup.storage if setup.storage is not None else SimDevice()  # holds the engine's files
+        self.cost = CostModel()  # turns counted work into CPU time
         self.clock = Clock(self.model, self.cost)  # simulated time, shared with the engine
-        self.server = Server(cores=cores, clients=clients)  # the modelled server
+        self.host = host  # the modelled server's machine and its clients
         self.sizes = sizes  # cache and LSM sizes the engine was opened with
-        self.engine_name = engine_name(engine)  # for the summary
-        self.engine = open_engine(engine, self.storage, sizes, clock=self.clock, **(engine_options or {}))
+        self.engine_name = engine_name(data.engine)  # for the summary
+        self.engine = open_engine(data.engine, self.storage, sizes, clock=self.clock, **data.engine_options)
         self.commits = CommitStats()  # what every transaction of the run wrote
         self.tables: list[Table] = []  # tables created through table()
-        self.interval = interval  # seconds per row of the interval series
+        self.interval = setup.interval  # seconds per row of the interval series
         self._engine_units = [u for u in self.cost.units if u not in TABLE_WORK]  # work the engine counts
-        if server_model is None:
-            # The fit runs TPC-C once per process through this very driver (with a model given): imported here.
-            from ..experiments.calibration import calibrated_server
-
-            server_model = calibrated_server()
-        self.server_model = server_model  # the SQL layer's and the binlog's costs
-        self.binlog = Binlog(self.storage, server_model) if server_model.binlog else None  # None: log_bin off
-        self.sim = Simulator(self.storage, self.clock, self.server, cost=self.cost, work=self._work,
-                             server_model=server_model, serial_work=self.engine.serial_work)
+        self.server_model = setup.server_model  # the SQL layer's and the binlog's costs
+        self.binlog = Binlog(self.storage, self.server_model) if self.server_model.binlog else None  # None: log_bin off
+        self.sim = Simulator(self.storage, self.clock, self.host, cost=self.cost, work=self._work,
+                             server_model=self.server_model, serial_work=self.engine.serial_work)
         self._mark: dict | None = None  # counters at start_measuring()
 
     @classmethod
-    def sized(cls, engine, db_bytes: float, reference: scales.Reference, cache_bytes: int | None = None,
-              **options) -> Driver:
-        """A driver whose engine is sized for a database of about ``db_bytes``: the cache from ``reference``'s
-        cache fraction unless ``cache_bytes`` is given, the LSM's sizes scaled (``minidb.scale.engine_sizes``);
-        ``options`` as ``Driver``'s."""
-        return cls(engine, scales.engine_sizes(engine, db_bytes, reference, cache_bytes), **options)
+    def sized(cls, setup: RunSetup, db_bytes: float, reference: scales.Reference, host: Host) -> Driver:
+        """A driver whose engine is sized for a database of about ``db_bytes``: the cache from the reference's
+        cache fraction unless the setup gives ``cache_bytes``, the LSM's sizes scaled (``minidb.scales.engine_sizes``);
+        the reference is the setup's (``data.reference``) if it names one, else ``reference`` (the workload's)."""
+        data = setup.data
+        sizes = scales.engine_sizes(data.engine, db_bytes, data.reference or reference, setup.cache_bytes)
+        return cls(setup, sizes, host)
 
     def table(self, schema: Schema, **options) -> Table:
         """A table of ``schema`` on the run's engine, counted in the run's work and commits."""
@@ -145,7 +143,7 @@ class Driver:
             if self.binlog is not None and commits:
                 written = self.commits.logical_bytes - bytes0
                 for i in range(commits):  # the step's row images, shared evenly among its commits
-                    self.binlog.commit(self.server.clients, written * (i + 1) // commits - written * i // commits)
+                    self.binlog.commit(self.host.clients, written * (i + 1) // commits - written * i // commits)
             if callable(statements):
                 statements = statements()
             self.sim.end(ops, statements=rows if statements is None else statements, rows=rows, commits=commits)

@@ -32,11 +32,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import scale as scales
+from .. import scales
 from ..schema import Schema
 from ..table import RowLayout
 from .distributions import BASE64, random_strings
 from .driver import Driver, WorkloadResult
+from .setup import RunSetup
 
 CASH_REGISTERS = 1000  # iibench.py --cashregisters
 PRODUCTS = 10_000  # iibench.py --products
@@ -47,6 +48,7 @@ DATA_RANDOM = int(DATA_LENGTH * 0.75 * 50 / 100)  # iibench.py: data_len * 0.75 
 ROWS_PER_QUERY = 10  # iibench.py --rows_per_query
 ROWS_PER_COMMIT = 1000  # iibench's --rows_per_commit in seed 000's runs
 START_TIME = 1_483_228_800  # 2017-01-01 00:00:00 UTC, the month of seed 000's posts: dateandtime of commit 0
+CORES = 48  # seed 000's server: "48 cores with HT enabled" (its 16 clients are RunSetup's default)
 
 INDEXES = (
     ("marketsegment", ("productid", "customerid", "price")),
@@ -92,30 +94,25 @@ class RowGenerator:
         return list(zip(ids, [when] * n, cash, cust, prod, price, data))
 
 
-def insert_benchmark(engine="lsm", rows: int | None = None, cache_bytes: int | None = None, seed: int = 0,
-                     device="nvme", *, scale: str | None = None, storage=None, clients: int = 16, cores: int = 48,
-                     secondary_indexes: int = 3, rows_per_commit: int = ROWS_PER_COMMIT, query_threads: int = 0,
-                     queries_per_commit: int = 4, interval: float = 1.0, server_model=None,
-                     **engine_options) -> WorkloadResult:
-    """Insert ``rows`` rows (default: the scale's) in PK order, ``rows_per_commit`` per transaction.
+def insert_benchmark(setup: RunSetup, rows: int | None = None, *, secondary_indexes: int = 3,
+                     rows_per_commit: int = ROWS_PER_COMMIT, query_threads: int = 0,
+                     queries_per_commit: int = 4) -> WorkloadResult:
+    """Insert ``rows`` rows (default: the setup's scale's) in PK order, ``rows_per_commit`` per transaction.
 
-    ``engine`` is ``"lsm"``, ``"btree"`` or an opener callable (see ``minidb.engines``);
-    ``cache_bytes`` defaults to the scale's IO-bound cache for that engine; ``device`` is the device model
-    (preset name or ``DeviceModel``) that turns counted IO into time; ``storage`` the ``Device`` holding the bytes
-    (default: a new ``SimDevice``). 16 clients on 48 cores are seed 000's server; ``server_model`` the server's
-    costs (``minidb.sim.server``, default the calibrated model). ``ops`` in the summary are rows inserted;
-    query-thread work is reported as ``queries`` and ``queries_per_sec``.
+    ``setup`` is the engine, its data and the measured run's cache, device and server (``RunSetup``; its cache
+    defaults to the scale's IO-bound share for the engine, its cores to seed 000's server, ``CORES``); each query
+    thread is one more client. ``ops`` in the summary are rows inserted; query-thread work is reported as
+    ``queries`` and ``queries_per_sec``.
     """
-    rows = scales.insert_benchmark(scale).rows if rows is None else int(rows)
+    seed = setup.data.seed
+    rows = scales.insert_benchmark(setup.data.scale).rows if rows is None else int(rows)
     if rows < 1 or rows_per_commit < 1:
         raise ValueError(f"the insert benchmark needs rows >= 1 and rows_per_commit >= 1, got {rows}, "
                          f"{rows_per_commit}")
     if query_threads < 0 or queries_per_commit < 0:
         raise ValueError(f"query_threads and queries_per_commit must be >= 0, got {query_threads}, "
                          f"{queries_per_commit}")
-    drv = sized_driver(engine, rows, cache_bytes, seed, scale=scale, secondary_indexes=secondary_indexes,
-                       device=device, storage=storage, clients=clients + query_threads, cores=cores,
-                       interval=interval, engine_options=engine_options, server_model=server_model)
+    drv = sized_driver(setup, rows, secondary_indexes, extra_clients=query_threads)
     table = drv.table(schema(secondary_indexes))
     queries = _Queries(table, np.random.default_rng([seed, 1]), secondary_indexes)
 
@@ -134,18 +131,19 @@ def insert_benchmark(engine="lsm", rows: int | None = None, cache_bytes: int | N
     )
 
 
-def sized_driver(engine, rows: int, cache_bytes: int | None = None, seed: int = 0, *, scale: str | None = None,
-                 secondary_indexes: int = 3, **options) -> Driver:
-    """A ``Driver`` whose engine is sized for ``rows`` rows of the benchmark's table (``options`` as Driver's).
+def sized_driver(setup: RunSetup, rows: int, secondary_indexes: int = 3, extra_clients: int = 0) -> Driver:
+    """A ``Driver`` whose engine is sized for ``rows`` rows of the benchmark's table with ``secondary_indexes``,
+    ``extra_clients`` more than the setup's.
 
-    The sizes scale from the post's configuration the cache stands for: a cache that holds the data is seed 000's
-    in-memory run (``minidb.scale.INSERT_BENCHMARK_IN_MEMORY``: the same redo log and memtable over a database a
-    quarter the size), any other the scale's (its IO-bound run)."""
-    data_bytes = rows * RowLayout(schema(secondary_indexes)).entry_bytes(RowGenerator(seed).batch(1)[0])
-    reference = scales.insert_benchmark(scale).reference
-    if cache_bytes is not None and cache_bytes >= data_bytes:
+    The sizes scale from the post's configuration the cache stands for (unless the setup names a reference): a
+    cache that holds the data is seed 000's in-memory run (``minidb.scales.INSERT_BENCHMARK_IN_MEMORY``: the same
+    redo log and memtable over a database a quarter the size), any other the scale's (its IO-bound run)."""
+    data = setup.data
+    data_bytes = rows * RowLayout(schema(secondary_indexes)).entry_bytes(RowGenerator(data.seed).batch(1)[0])
+    reference = scales.insert_benchmark(data.scale).reference
+    if setup.cache_bytes is not None and setup.cache_bytes >= data_bytes:
         reference = scales.INSERT_BENCHMARK_IN_MEMORY
-    return Driver.sized(engine, data_bytes, reference, cache_bytes, seed=seed, **options)
+    return Driver.sized(setup, data_bytes, reference, setup.host(CORES, extra_clients))
 
 
 def insert_rows(drv: Driver, table, gen: RowGenerator, rows: int, rows_per_commit: int, between=None,

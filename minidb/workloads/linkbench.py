@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import scale as scales
+from .. import scales
 from ..schema import Schema
 from ..table import RowLayout
 from .distributions import LETTERS, Zipf, geometric_mean_lengths, scramble
 from .driver import Driver, WorkloadResult
+from .setup import RunSetup
 
 OPERATIONS = {  # FBWorkload.properties operation mix, percent
     "add_link": 8.9886601, "delete_link": 2.9907664, "update_link": 8.0122125, "count_link": 4.8863567,
@@ -45,6 +46,7 @@ READ_SHAPE, WRITE_SHAPE, NODE_READ_SHAPE, NODE_UPDATE_SHAPE = 0.8, 0.741, 0.625,
 OUTDEGREE_PARETO, MAX_LINKS = 1.25, 1000  # outdegree distribution (ours; see the module docstring)
 START_TIME_MS = 1_462_060_800_000  # 2016-05-01 in milliseconds, the year of seed 002: time of the loaded rows
 REQUESTS_PER_STEP = 50  # requests timed together as one simulation step
+CORES = 48  # seed 000's server ("48 cores with HT enabled"): seed 002 does not give its own
 LOAD_ROWS_PER_COMMIT = 1000
 
 NODES = Schema("nodetable", [("id", "int"), ("type", "int32"), ("version", "int"), ("time", "int"),
@@ -80,23 +82,23 @@ class Payloads:
         return out
 
 
-def linkbench(engine="lsm", nodes: int | None = None, requests: int | None = None, cache_bytes: int | None = None,
-              seed: int = 0, device="nvme", *, scale: str | None = None, storage=None, clients: int = 16,
-              cores: int = 48, interval: float = 1.0, **engine_options) -> WorkloadResult:
-    """Load ``nodes`` nodes with their links, then run ``requests`` requests of FBWorkload's mix.
+def linkbench(setup: RunSetup, nodes: int | None = None, requests: int | None = None) -> WorkloadResult:
+    """Load ``nodes`` nodes with their links, then run ``requests`` requests of FBWorkload's mix (defaults: the
+    setup's scale's).
 
-    ``ops`` are requests (seed 002's TPS counts LinkBench requests). The node and core counts of seed 002's server
-    are not in the post; 48 cores and 16 clients are seed 000's server. Other parameters as ``insert_benchmark``.
+    ``ops`` are requests (seed 002's TPS counts LinkBench requests). The client and core counts of seed 002's
+    server are not in the post; the cores default to seed 000's server's (``CORES``), as RunSetup's 16 clients are
+    its. ``setup`` as ``insert_benchmark``'s.
     """
-    size = scales.linkbench(scale)
+    seed = setup.data.seed
+    size = scales.linkbench(setup.data.scale)
     nodes = size.nodes if nodes is None else int(nodes)
     requests = size.requests if requests is None else int(requests)
     if nodes < 2 or requests < 1:
         raise ValueError(f"linkbench needs nodes >= 2 and requests >= 1, got {nodes}, {requests}")
     rng = np.random.default_rng(seed)
     graph = _Graph(nodes, rng)
-    drv = Driver.sized(engine, graph.estimated_bytes(), size.reference, cache_bytes, seed=seed, device=device,
-                       storage=storage, clients=clients, cores=cores, interval=interval, engine_options=engine_options)
+    drv = Driver.sized(setup, graph.estimated_bytes(), size.reference, setup.host(CORES))
     t = {"nodes": drv.table(NODES), "links": drv.table(LINKS), "counts": drv.table(COUNTS)}
     graph.load(drv, t)
     ops = list(OPERATIONS)

@@ -27,17 +27,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import scale as scales
+from .. import scales
 from ..schema import Schema
 from ..table import RowLayout
 from .distributions import IntStream, sysbench_pattern
 from .driver import Driver, WorkloadResult
+from .setup import RunSetup
 
 MODES = ("point-select", "read-write", "update-index", "insert")
 POINT_SELECTS = 10  # oltp_common.lua: point_selects (read-write)
 RANGE_SIZE = 100  # oltp_common.lua: range_size
 LOAD_ROWS_PER_COMMIT = 1000  # rows per load transaction
 EVENTS_PER_STEP = 100  # events timed together as one step of the simulation
+CORES = 28  # seed 001's server, the post that runs sysbench-tpcc (no post gives sysbench OLTP's server)
 
 
 def schema(number: int) -> Schema:
@@ -46,18 +48,19 @@ def schema(number: int) -> Schema:
                   primary_key=("id",), indexes=[("k_1", ("k",))])
 
 
-def sysbench(engine="lsm", table_size: int | None = None, transactions: int | None = None,
-             cache_bytes: int | None = None, seed: int = 0, device="nvme", *, mode: str = "read-write",
-             tables: int = 1, scale: str | None = None, storage=None, clients: int = 16, cores: int = 28,
-             interval: float = 1.0, **engine_options) -> WorkloadResult:
-    """Load ``tables`` tables of ``table_size`` rows, then run ``transactions`` events of ``mode``.
+def sysbench(setup: RunSetup, table_size: int | None = None, transactions: int | None = None, *,
+             mode: str = "read-write", tables: int = 1) -> WorkloadResult:
+    """Load ``tables`` tables of ``table_size`` rows, then run ``transactions`` events of ``mode`` (defaults: the
+    setup's scale's).
 
-    ``ops`` in the summary are events (sysbench's transactions). 28 cores are seed 001's server; no post gives
-    sysbench's thread count, 16 clients is our choice. Other parameters as ``insert_benchmark``.
+    ``ops`` in the summary are events (sysbench's transactions). The cores default to seed 001's server
+    (``CORES``); no post gives sysbench's thread count, RunSetup's 16 clients are our choice. ``setup`` as
+    ``insert_benchmark``'s.
     """
+    seed = setup.data.seed
     if mode not in MODES:
         raise ValueError(f"unknown sysbench mode {mode!r}; modes: {', '.join(MODES)}")
-    size = scales.sysbench(scale)
+    size = scales.sysbench(setup.data.scale)
     table_size = size.table_size if table_size is None else int(table_size)
     transactions = size.transactions if transactions is None else int(transactions)
     if table_size < 1 or transactions < 1 or tables < 1:
@@ -66,8 +69,7 @@ def sysbench(engine="lsm", table_size: int | None = None, transactions: int | No
     rng = np.random.default_rng(seed)
     sample = (1, 1, sysbench_pattern(rng, 1, 10)[0], sysbench_pattern(rng, 1, 5)[0])
     db_bytes = tables * table_size * RowLayout(schema(1)).entry_bytes(sample)
-    drv = Driver.sized(engine, db_bytes, size.reference, cache_bytes, seed=seed, device=device, storage=storage,
-                       clients=clients, cores=cores, interval=interval, engine_options=engine_options)
+    drv = Driver.sized(setup, db_bytes, size.reference, setup.host(CORES))
     sb = [drv.table(schema(i + 1)) for i in range(tables)]
     for table in sb:
         prepare(drv, table, table_size, rng)

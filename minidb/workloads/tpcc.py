@@ -14,16 +14,17 @@ TPC-C-like workload, and this module runs it as the scripts do, in three parts:
 **What it leaves out**: sysbench-tpcc's sets of tables (seed 001 ran 10 sets of 100 warehouses; one set here,
 which changes no transaction); row locks and the deadlocks they cause (the workload's clients are modelled by the
 simulated-time bottleneck law, ``minidb.sim``); the purge transaction (off by default). At the smaller scales the
-per-warehouse counts are reduced (``minidb.scale``) and the NURand constants A with them, in proportion.
+per-warehouse counts are reduced (``minidb.scales``) and the NURand constants A with them, in proportion.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import scale as scales
+from .. import scales
 from ..table import RowLayout
 from .driver import Driver, WorkloadResult
+from .setup import RunSetup
 from .tpcc_load import START_TIME, Loader, sample_rows
 from .tpcc_schema import DISTRICTS, SCHEMAS, Population, last_name
 from .tpcc_transactions import Transactions, kinds
@@ -31,30 +32,27 @@ from .tpcc_transactions import Transactions, kinds
 __all__ = ["tpcc", "load", "estimated_db_bytes", "SCHEMAS", "last_name", "Population"]
 
 TRANSACTIONS_PER_STEP = 20  # transactions timed together as one simulation step
+CORES = 28  # seed 001's server: "2 sockets / 28 cores / 56 threads"
 
 
-def tpcc(engine="lsm", warehouses: int | None = None, transactions: int | None = None,
-         cache_bytes: int | None = None, seed: int = 0, device="nvme", *, scale: str | None = None, storage=None,
-         clients: int = 16, cores: int = 28, interval: float = 1.0, reference: scales.Reference | None = None,
-         server_model=None, **engine_options) -> WorkloadResult:
-    """Load ``warehouses`` warehouses, then run ``transactions`` transactions of sysbench-tpcc's mix.
+def tpcc(setup: RunSetup, warehouses: int | None = None, transactions: int | None = None) -> WorkloadResult:
+    """Load ``warehouses`` warehouses, then run ``transactions`` transactions of sysbench-tpcc's mix (defaults: the
+    setup's scale's).
 
     ``ops`` are transactions of every type (TPS, as sysbench counts its events); ``new_orders`` counts committed
-    New-Orders (``new_orders_per_sec`` * 60 is tpmC), ``by_type`` the transactions of each type. 28 cores are
-    seed 001's server. ``reference``: the post configuration the cache and LSM sizes scale from (default: the
-    scale's, ``minidb.scale.TPCC``); ``server_model``: the server's costs (``minidb.sim.server``, default the
-    calibrated model). Other parameters as ``insert_benchmark``.
+    New-Orders (``new_orders_per_sec`` * 60 is tpmC), ``by_type`` the transactions of each type. The cache and LSM
+    sizes scale from the setup's reference, by default the scale's (``minidb.scales.TPCC``); the cores default to
+    seed 001's server (``CORES``). ``setup`` as ``insert_benchmark``'s.
     """
-    size = scales.tpcc(scale)
+    seed = setup.data.seed
+    size = scales.tpcc(setup.data.scale)
     warehouses = size.warehouses if warehouses is None else int(warehouses)
     transactions = size.transactions if transactions is None else int(transactions)
     if transactions < 1:
         raise ValueError(f"tpcc needs transactions >= 1, got {transactions}")
     rng = np.random.default_rng(seed)
     pop = Population(warehouses, size.items, size.customers_per_district, rng)
-    drv = Driver.sized(engine, _db_bytes(pop), reference or size.reference, cache_bytes, seed=seed, device=device,
-                       storage=storage, clients=clients, cores=cores, interval=interval, engine_options=engine_options,
-                       server_model=server_model)
+    drv = Driver.sized(setup, _db_bytes(pop), size.reference, setup.host(CORES))
     tables = _populate(drv, pop, rng)
     txns = Transactions(drv, tables, pop, rng, now=START_TIME + 1)
     todo = kinds(rng, transactions)

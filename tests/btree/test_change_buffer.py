@@ -197,7 +197,7 @@ def test_a_merge_that_breaks_key_order_is_refused():
 
 
 def test_a_policy_without_the_two_functions_is_refused():
-    with pytest.raises(ValueError, match="bad change_buffer_policy .* no merge"):
+    with pytest.raises(ValueError, match="bad option change_buffer_policy=.* needs a function merge"):
         small_engine(change_buffer_policy=types.SimpleNamespace(can_buffer=bool))
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from minidb.btree import page as pg
 from minidb.btree.doublewrite import FILE as DOUBLEWRITE
-from minidb.btree.doublewrite import DefaultRepair
+from minidb.btree.torn_page_repair import DefaultRepair
 from minidb.btree.tablespace import FILE as TABLESPACE
 from minidb.errors import CorruptionError, DeviceCrashed
 
@@ -146,5 +146,5 @@ def test_a_repair_that_misplaces_a_copy_is_refused():
 
 
 def test_a_repair_without_the_three_functions_is_refused():
-    with pytest.raises(ValueError, match="bad torn_page_repair .* no needs_repair"):
+    with pytest.raises(ValueError, match="bad option torn_page_repair=.* needs a function needs_repair"):
         small_engine(torn_page_repair=types.SimpleNamespace(page_is_intact=bool, newest_copies=dict))

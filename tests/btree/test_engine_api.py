@@ -25,7 +25,8 @@ from .helpers import small_engine
     (dict(redo_sync=("every", 0)), r"bad redo_sync \('every', 0\)"),
     (dict(redo_log_bytes=1000), "bad redo_log_bytes 1000"),
     (dict(page_cleaner="on"), "bad page_cleaner 'on'"),
-    (dict(split_policy=object()), r"bad split_policy <object object at .*>: it has no choose_split\(\) method"),
+    (dict(split_policy=object()), r"bad option split_policy=<object object at .*>: a SplitPolicy needs a function "
+                                  r"choose_split\(\)"),
     (dict(clock=1.0), "bad clock 1.0"),
 ])
 def test_wrong_options_name_the_option_and_value(options, message):
@@ -41,7 +42,7 @@ def test_page_cleaner_options_are_checked():
 
 
 def test_unknown_option_and_bad_device():
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match=r"unknown B\+tree option page_sise=4096"):
         open_btree(SimDevice(), page_sise=4096)
     with pytest.raises(ValueError, match="bad device"):
         open_btree("a-directory-name")

@@ -208,7 +208,7 @@ def test_a_flush_while_a_transaction_is_open_keeps_its_undo():
     txn = engine.begin()
     rows(txn, 1_000)
     engine.flush()  # a sharp checkpoint: every page written, its uncommitted changes too
-    assert engine.redo.checkpoint_lsn <= engine._txn_from
+    assert engine.redo.checkpoint_lsn <= engine.transactions.from_lsn
     device.crash()
     engine, _ = small_engine(device)
     assert contents(engine) == {"t": {b"a": b"kept"}}

@@ -15,7 +15,7 @@ import pandas as pd
 
 def run(scale=None):
     """A stand-in finding: one row per engine, recording the scale it was asked for."""
-    from minidb import scale as scales
+    from minidb import scales
     return pd.DataFrame({"engine": ["btree", "lsm"], "scale": scales.current(scale), "value": [1.5, 2.5]})
 '''
 

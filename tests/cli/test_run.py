@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from minidb.workloads import insert_benchmark
+from minidb.experiments.calibration import calibrated_server
+from minidb.workloads import DataSetup, RunSetup, insert_benchmark
 
 from .conftest import assert_usage_error
 
@@ -35,8 +36,9 @@ def test_options_reach_the_workload_and_match_the_library(cli):
     code, out, _ = cli(*argv)
     assert code == 0
     summary = json.loads(out)
-    direct = insert_benchmark("btree", rows=2000, cache_bytes=6 * 1024**2, seed=3, device="slow-ssd",
-                              secondary_indexes=1).summary
+    setup = RunSetup(DataSetup("btree", seed=3), cache_bytes=6 * 1024**2, device="slow-ssd",
+                     server_model=calibrated_server())
+    direct = insert_benchmark(setup, 2000, secondary_indexes=1).summary
     assert summary["rows"] == 2000 and summary["cache_bytes"] == 6 * 1024**2
     assert summary["device"] == "slow-ssd" and summary["seed"] == 3
     assert summary["wkb_per_op"] == pytest.approx(direct["wkb_per_op"])

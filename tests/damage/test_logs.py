@@ -47,7 +47,7 @@ def lsm_with_wal(n=10):
     for i in range(n):
         db.write(batch(i))
     dev.crash()
-    return dev, db.wal.name
+    return dev, db.wal_files.writer.name
 
 
 def test_a_damaged_wal_header_before_synced_batches_is_detected_not_taken_for_the_end():

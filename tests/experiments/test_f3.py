@@ -2,7 +2,8 @@
 
 import pytest
 
-from minidb import scale
+from minidb import engines
+from minidb import scales
 
 from minidb.experiments import claims
 from minidb.experiments import f3_memory_sweep as f3
@@ -44,7 +45,7 @@ def test_lsm_writes_stay_flat_and_its_throughput_moves_less_than_the_btree(tiny)
 def test_published_gives_the_seed_tables_per_transaction():
     pub = f3.published()
     assert set(pub.columns) <= set(f3.COLUMNS)
-    assert set(pub.engine) == set(f3.PUBLISHED_ENGINES)
+    assert {engines.kind_of(name) for name in pub.engine} == set(engines.NAMES)
     innodb = pub[pub.engine == "InnoDB"].set_index("memory_gb")
     assert innodb.tps[100] == pytest.approx(5961.2)
     assert innodb.rkb_per_txn[5] == pytest.approx(218343.1 / 849.0664)
@@ -67,7 +68,7 @@ def test_a_memory_stands_for_the_same_share_of_the_data_as_in_the_seed():
 
     data = estimated_db_bytes(4, "small")
     assert f3.cache_bytes(35, 4, "small") == int(35 / 70 * data)  # half of MyRocks's 70 GB uncompressed
-    assert f3.cache_bytes(0.001, 4, "small") == scale.SMALLEST_POOL_BYTES
+    assert f3.cache_bytes(0.001, 4, "small") == scales.SMALLEST_POOL_BYTES
 
 
 def test_every_claim_that_must_hold_at_tiny_holds_and_the_others_say_why(tiny):

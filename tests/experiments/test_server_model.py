@@ -2,6 +2,7 @@
 
 import pytest
 
+from minidb import engines
 from minidb.experiments import calibration, claims
 from minidb.experiments import server_model as sm
 
@@ -13,7 +14,7 @@ def tiny():
 
 def test_the_calibration_is_fitted_once_on_seed_001_and_its_parameters_are_positive():
     table = calibration.fit()
-    assert set(table.engine) == set(calibration.ENGINES)
+    assert {engines.kind_of(name) for name in table.engine} == set(engines.NAMES)
     assert (table.server_cpu_ms_per_txn > 0).all()
     assert (table.published_cpu_ms_per_txn > table.engine_cpu_ms_per_txn).all()
     attrs = table.attrs
@@ -31,7 +32,7 @@ def test_the_calibration_runs_come_from_the_sweep_cache_in_a_new_process(tmp_pat
     monkeypatch.setenv("MINIDB_CACHE", str(tmp_path))
     calibration.fit.cache_clear()
     first = calibration.fit().attrs
-    assert len(list((tmp_path / "server-calibration").glob("*.pkl"))) == len(calibration.ENGINES)
+    assert len(list((tmp_path / "server-calibration").glob("*.pkl"))) == len(engines.NAMES)
     calibration.fit.cache_clear()
     monkeypatch.setattr(calibration, "tpcc", lambda *a, **k: pytest.fail("the cached run was rerun"))
     assert calibration.fit().attrs == first

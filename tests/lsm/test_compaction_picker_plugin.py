@@ -73,7 +73,7 @@ def test_bad_answers_are_refused_with_the_function_named(answers, message):
 
 
 def test_bad_picker_options():
-    with pytest.raises(ValueError, match="needs a method level_scores"):
+    with pytest.raises(ValueError, match="needs a function level_scores"):
         open_lsm(SimDevice(), compaction_picker=object(), compaction_pri="round_robin")
     with pytest.raises(ValueError, match="compaction_pri='round_robin'"):
         open_lsm(SimDevice(), compaction_picker=Picker())

@@ -137,7 +137,7 @@ def test_per_level_compression_and_bottommost_override():
     last = v.num_non_empty_levels() - 1
     seen = {}
     for level, f in v.all_files():
-        seen.setdefault(level, set()).add(db.table(cf, f).properties["compression"])
+        seen.setdefault(level, set()).add(db.tables.get(cf, f).properties["compression"])
     assert seen[last] == {"zstd"}
     assert seen.get(0, {"none"}) == {"none"}
     assert all(seen[lv] == {"lz4"} for lv in seen if 0 < lv < last)

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minidb.lsm.shape import EVENT_COLUMNS, ShapeRecorder, render, watch
+from minidb.commands.lsm_shape.viewer import EVENT_COLUMNS, ShapeRecorder, render, watch
 from minidb.sim import Clock
 from minidb.storage import preset
 

@@ -122,7 +122,7 @@ def test_a_failed_append_is_not_applied_and_the_wal_is_usable_after_resume():
         db.write(batch(1))
     assert info.value.errno == errno.ENOSPC
     assert db.get("t", b"00001-0") is None
-    with pytest.raises(ReadOnlyError, match=f"WAL write to {db.wal.name} failed"):  # a hard error, as in RocksDB
+    with pytest.raises(ReadOnlyError, match=f"WAL write to {db.wal_files.writer.name} failed"):  # a hard error, as in RocksDB
         db.write(batch(2))
     db.resume()
     db.write(batch(2))

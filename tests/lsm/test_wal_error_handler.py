@@ -77,7 +77,7 @@ def test_acknowledging_a_failed_write_is_counted_as_lost():
 
 @pytest.mark.parametrize("handler, message", [
     ("stop", "'read_only', 'abort' or a handler"),
-    (object(), "needs a method before_write"),
+    (object(), "needs a function before_write"),
 ])
 def test_bad_handler_option(handler, message):
     with pytest.raises(ValueError, match=message):
@@ -110,7 +110,7 @@ def test_a_refusal_must_be_none_or_a_reason():
 
 def test_an_answer_to_an_error_must_be_a_bool():
     device, engine = _full_engine(Recorder())
-    engine._wal_handler = BadAnswers(None, "yes")
+    engine.failures.handler = BadAnswers(None, "yes")
     with pytest.raises(ValueError, match="on_wal_write_error\\(\\) returned 'yes'"):
         engine.write(_batch(1))
     device.capacity = None

@@ -96,7 +96,7 @@ def corrupted_middle_device():
     db = open_lsm(dev, **BIG)
     for i in range(5):
         db.write(batch(i))
-    name = db.wal.name
+    name = db.wal_files.writer.name
     dev.crash()  # the server dies; every record was synced
     f = dev.open(name, kind="wal")
     data = f.read(0, f.size)
@@ -135,7 +135,7 @@ def test_read_only_refuses_writes_after_a_wal_error_and_resumes_once_space_is_ba
     with pytest.raises(OSError) as info:
         db.write(batch(3))
     assert info.value.errno == errno.ENOSPC
-    assert dev.size(db.wal.name) == db.wal.size  # the short write was cut back
+    assert dev.size(db.wal_files.writer.name) == db.wal_files.writer.size  # the short write was cut back
     with pytest.raises(ReadOnlyError):
         db.write(batch(3))
     assert keys(db) == [b"00000", b"00001", b"00002"]  # reads still work

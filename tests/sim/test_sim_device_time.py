@@ -4,7 +4,7 @@ import types
 
 import pytest
 
-from minidb.sim import Clock, CostModel, Demand, Server, Simulator, resource_times
+from minidb.sim import Clock, CostModel, Demand, Host, Simulator, resource_times
 from minidb.sim.device_time import RESOURCES, check_times, device_values, io_values, plugged
 from minidb.storage import IOCounts, SimDevice, preset
 
@@ -19,7 +19,7 @@ def book_model() -> types.ModuleType:
     def times(cpu_seconds, io, device, cores, clients):
         assert io == io_values(IOCounts(**io)) and set(device) == set(device_values(SSD))  # plain values only
         model = SSD.__class__(name="plain", **device)
-        times = resource_times(Demand(cpu_seconds, IOCounts(**io)), model, Server(cores=cores, clients=clients))
+        times = resource_times(Demand(cpu_seconds, IOCounts(**io)), model, Host(cores=cores, clients=clients))
         return {name: times[name] for name in RESOURCES}  # the serial section is the server's, not a device's
 
     module.resource_times = times
@@ -27,7 +27,7 @@ def book_model() -> types.ModuleType:
 
 
 def test_plugged_model_gives_the_books_times():
-    server = Server(cores=4, clients=2)
+    server = Host(cores=4, clients=2)
     for demand in (Demand(0.01, IO), Demand(0.01, IO, serial_seconds=0.002)):  # the server's serial section added
         assert plugged(book_model())(demand, SSD, server) == resource_times(demand, SSD, server)
 
@@ -35,7 +35,7 @@ def test_plugged_model_gives_the_books_times():
 def test_simulator_times_steps_with_the_plugged_model():
     def run(**options):
         device = SimDevice()
-        sim = Simulator(device, Clock(SSD, CostModel()), Server(cores=4, clients=2), **options)
+        sim = Simulator(device, Clock(SSD, CostModel()), Host(cores=4, clients=2), **options)
         f = device.open("data", kind="data", create=True)
         f.write(0, b"x" * 16384 * 50)
         sim.begin()

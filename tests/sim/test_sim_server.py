@@ -5,11 +5,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
-from minidb.sim import Clock, CostModel, Server, Simulator
+from minidb.sim import Clock, CostModel, Host, Simulator
 from minidb.sim.server import (BINLOG_FILE, COMMIT_EVENTS_BYTES, ROWS_EVENT_BYTES, ROWS_EVENT_HEADER, Binlog,
                                ServerModel, binlog_bytes)
 from minidb.storage import SimDevice, preset
-from minidb.workloads import insert_benchmark
+from minidb.workloads import DataSetup, RunSetup, insert_benchmark
 
 SSD = preset("slow-ssd")
 
@@ -76,7 +76,7 @@ def test_bad_server_options_are_refused_by_name(bad):
 
 def timed_step(server_model, clients, statements=0, rows=0, commits=0, cores=48):
     device = SimDevice()
-    sim = Simulator(device, Clock(SSD, CostModel()), Server(cores=cores, clients=clients), server_model=server_model)
+    sim = Simulator(device, Clock(SSD, CostModel()), Host(cores=cores, clients=clients), server_model=server_model)
     sim.begin()
     return sim.end(ops=commits or 1, statements=statements, rows=rows, commits=commits)
 
@@ -105,7 +105,7 @@ def test_binlog_syncs_are_serial_time():
     device = SimDevice()
     model = ServerModel(binlog=True, sync_binlog=1, commit_serial_seconds=0.0)
     log = Binlog(device, model)
-    sim = Simulator(device, Clock(SSD, CostModel()), Server(cores=48, clients=4), server_model=model)
+    sim = Simulator(device, Clock(SSD, CostModel()), Host(cores=48, clients=4), server_model=model)
     sim.begin()
     for _ in range(8):
         log.commit(4, 0)
@@ -117,9 +117,9 @@ def test_binlog_syncs_are_serial_time():
 
 def test_a_workload_with_the_binlog_counts_its_writes_and_leaves_them_out_of_the_database_size():
     storage = SimDevice()
-    off = insert_benchmark("lsm", rows=2000, seed=3, server_model=ServerModel.none())
-    on = insert_benchmark("lsm", rows=2000, seed=3, storage=storage,
-                          server_model=ServerModel(binlog=True, sync_binlog=1))
+    data = DataSetup("lsm", seed=3)
+    off = insert_benchmark(RunSetup(data, server_model=ServerModel.none()), 2000)
+    on = insert_benchmark(RunSetup(data, storage=storage, server_model=ServerModel(binlog=True, sync_binlog=1)), 2000)
     assert off.io.total(kind="binlog").write_bytes == 0 and off.summary["binlog_kb_per_op"] == 0
     written = on.io.total(kind="binlog", cause="binlog")
     assert written.write_bytes > 0 and written.syncs == written.writes  # sync_binlog=1: every group synced
@@ -169,7 +169,7 @@ TestBinlogMachine.settings = settings(max_examples=30, stateful_step_count=40, d
 def engine_step(clients, server_model=None, compares=10_000, serial_share=0.25):
     """A step whose engine did ``compares`` key comparisons, ``serial_share`` of them in its serial write path."""
     counts = {"work": 0, "serial": 0}
-    sim = Simulator(SimDevice(), Clock(SSD, CostModel()), Server(cores=48, clients=clients),
+    sim = Simulator(SimDevice(), Clock(SSD, CostModel()), Host(cores=48, clients=clients),
                     server_model=server_model or ServerModel(commit_serial_seconds=0.0),
                     work=lambda: {"key_compares": counts["work"]}, serial_work=lambda: {"key_compares": counts["serial"]})
     sim.begin()
@@ -204,7 +204,8 @@ def test_the_engine_alone_model_charges_no_serial_write_path():
 
 @pytest.mark.parametrize("engine", ["btree", "lsm"])
 def test_each_engine_counts_its_serial_write_path_as_part_of_its_work(engine):
-    r = insert_benchmark(engine, rows=2000, seed=3, clients=16, server_model=ServerModel(commit_serial_seconds=0.0))
+    setup = RunSetup(DataSetup(engine, seed=3), clients=16, server_model=ServerModel(commit_serial_seconds=0.0))
+    r = insert_benchmark(setup, 2000)
     s = r.summary
     assert 0 < s["engine_serial_seconds_per_op"] == pytest.approx(s["serial_seconds_per_op"])
     assert s["engine_serial_seconds_per_op"] < s["cpu_seconds_per_op"]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from minidb.sim import Clock, CostModel, Server, Simulator
+from minidb.sim import Clock, CostModel, Host, Simulator
 from minidb.storage import SimDevice, preset
 
 SSD = preset("slow-ssd")  # 10k IOPS, 400 MB/s, 100 us per request
@@ -12,7 +12,7 @@ PAGE = 16384
 def setup(clients=16, cores=48, work=None):
     device = SimDevice()
     clock = Clock(SSD, CostModel())
-    sim = Simulator(device, clock, Server(cores=cores, clients=clients), work=work)
+    sim = Simulator(device, clock, Host(cores=cores, clients=clients), work=work)
     f = device.open("data", kind="data", create=True)
     f.write(0, b"x" * PAGE * 100)
     return device, clock, sim, f
@@ -96,4 +96,4 @@ def test_misuse_is_refused():
     with pytest.raises(ValueError, match="already open"):
         sim.begin()
     with pytest.raises(ValueError, match="device model"):
-        Simulator(device, Clock(), Server())
+        Simulator(device, Clock(), Host())

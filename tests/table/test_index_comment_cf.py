@@ -20,7 +20,7 @@ def schema(pk_comment="cfname=cf1", index_comment="COMMENT 'cfname=cf2'"):
 
 
 def family_of(db, keyspace):
-    return db.cfs[db._ks_table[keyspace][0]].name
+    return db.cfs[db.keyspace_map.entries[keyspace][0]].name
 
 
 @pytest.mark.parametrize("comment, expected", [

@@ -4,7 +4,7 @@ import importlib
 
 import pytest
 
-from minidb.workloads import insert_benchmark, linkbench, sysbench, tpcc
+from minidb.workloads import DataSetup, RunSetup, insert_benchmark, linkbench, sysbench, tpcc
 
 RUNNERS = [insert_benchmark, sysbench, tpcc, linkbench]
 
@@ -25,8 +25,8 @@ ENGINES = [pytest.param("btree", marks=pytest.mark.skipif(not available("minidb.
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("runner", RUNNERS, ids=lambda r: r.__name__)
 def test_every_workload_runs_on_both_engines_deterministically(engine, runner):
-    first = runner(engine, scale="tiny", seed=11)
-    again = runner(engine, scale="tiny", seed=11)
+    first = runner(RunSetup(DataSetup(engine, scale="tiny", seed=11)))
+    again = runner(RunSetup(DataSetup(engine, scale="tiny", seed=11)))
     assert first.summary == again.summary
     s = first.summary
     assert s["engine"] == engine and s["ops"] > 0 and s["ops_per_sec"] > 0 and s["db_bytes"] > 0

@@ -4,7 +4,7 @@ import pytest
 
 from minidb.keycodec import decode_key
 from minidb.table import RowLayout
-from minidb.workloads import insert_benchmark
+from minidb.workloads import DataSetup, RunSetup, insert_benchmark
 from minidb.workloads.insert_benchmark import RowGenerator, schema
 
 
@@ -36,12 +36,12 @@ def test_rows_follow_iibench_rules_and_repeat_with_the_seed():
 
 def test_a_row_takes_157_bytes_of_keys_and_values():
     row = RowGenerator(seed=1).batch(1)[0]
-    assert RowLayout(schema()).entry_bytes(row) == 157  # the figure the module docstring and scale.py use
+    assert RowLayout(schema()).entry_bytes(row) == 157  # the figure the module docstring and scales.py use
     assert RowLayout(schema(0)).entry_bytes(row) == 49
 
 
 def test_run_inserts_every_row_in_one_batch_per_commit(dict_opener):
-    result = insert_benchmark(dict_opener, rows=2500, rows_per_commit=1000, seed=3)
+    result = insert_benchmark(RunSetup(DataSetup(dict_opener, seed=3)), 2500, rows_per_commit=1000)
     engine = dict_opener.engines[-1]
     assert engine.writes == 3  # 1000 + 1000 + 500
     assert result.summary["rows"] == result.summary["ops"] == 2500
@@ -53,8 +53,9 @@ def test_run_inserts_every_row_in_one_batch_per_commit(dict_opener):
 
 
 def test_query_threads_add_reads_and_are_counted(dict_opener):
-    quiet = insert_benchmark(dict_opener, rows=2000, seed=3).summary
-    busy = insert_benchmark(dict_opener, rows=2000, seed=3, query_threads=2, queries_per_commit=8).summary
+    setup = RunSetup(DataSetup(dict_opener, seed=3))
+    quiet = insert_benchmark(setup, 2000).summary
+    busy = insert_benchmark(setup, 2000, query_threads=2, queries_per_commit=8).summary
     assert quiet["queries"] == 0 and busy["queries"] == 2 * 8 * 2
     assert busy["queries_per_sec"] == pytest.approx(busy["queries"] / busy["seconds"])
     engine = dict_opener.engines[-1]
@@ -63,6 +64,7 @@ def test_query_threads_add_reads_and_are_counted(dict_opener):
 
 
 def test_fewer_indexes_write_less(dict_opener):
-    three = insert_benchmark(dict_opener, rows=2000, seed=3).summary
-    none = insert_benchmark(dict_opener, rows=2000, seed=3, secondary_indexes=0).summary
+    setup = RunSetup(DataSetup(dict_opener, seed=3))
+    three = insert_benchmark(setup, 2000).summary
+    none = insert_benchmark(setup, 2000, secondary_indexes=0).summary
     assert none["wkb_per_op"] < three["wkb_per_op"]

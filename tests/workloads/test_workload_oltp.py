@@ -8,7 +8,7 @@ import numpy as np
 
 from minidb.keycodec import decode_key
 from minidb.table import Table
-from minidb.workloads import linkbench, sysbench, tpcc
+from minidb.workloads import DataSetup, RunSetup, linkbench, sysbench, tpcc
 from minidb.workloads.linkbench import COUNTS, LINKS, OPERATIONS, VISIBLE, Payloads
 from minidb.workloads.sysbench import schema as sbtest
 from minidb.workloads.tpcc import SCHEMAS, last_name
@@ -20,12 +20,12 @@ def rows_of(engine, schema):
 
 # -- sysbench ---------------------------------------------------------------------------------------------------------
 def test_sysbench_point_select_writes_nothing(dict_opener):
-    s = sysbench(dict_opener, table_size=1000, transactions=200, mode="point-select").summary
+    s = sysbench(RunSetup(DataSetup(dict_opener)), 1000, 200, mode="point-select").summary
     assert s["wkb_per_op"] == 0 and s["writes_per_op"] == 0 and s["rows"] == 1000
 
 
 def test_sysbench_insert_appends_rows(dict_opener):
-    s = sysbench(dict_opener, table_size=1000, transactions=150, mode="insert", tables=2).summary
+    s = sysbench(RunSetup(DataSetup(dict_opener)), 1000, 150, mode="insert", tables=2).summary
     assert s["rows"] == 2150
     engine = dict_opener.engines[-1]
     for t in ("sbtest1", "sbtest2"):
@@ -34,7 +34,7 @@ def test_sysbench_insert_appends_rows(dict_opener):
 
 
 def test_sysbench_update_index_moves_k_entries(dict_opener):
-    sysbench(dict_opener, table_size=500, transactions=100, mode="update-index", seed=2)
+    sysbench(RunSetup(DataSetup(dict_opener, seed=2)), 500, 100, mode="update-index")
     engine = dict_opener.engines[-1]
     table = rows_of(engine, sbtest(1))
     assert sum(r.k for r in table) > 0
@@ -43,7 +43,7 @@ def test_sysbench_update_index_moves_k_entries(dict_opener):
 
 
 def test_sysbench_read_write_keeps_the_row_count_and_values_shaped(dict_opener):
-    s = sysbench(dict_opener, table_size=500, transactions=50, mode="read-write").summary
+    s = sysbench(RunSetup(DataSetup(dict_opener)), 500, 50, mode="read-write").summary
     assert s["rows"] == 500
     engine = dict_opener.engines[-1]
     rows = rows_of(engine, sbtest(1))
@@ -54,7 +54,7 @@ def test_sysbench_read_write_keeps_the_row_count_and_values_shaped(dict_opener):
 
 # -- TPC-C ------------------------------------------------------------------------------------------------------------
 def test_tpcc_keeps_the_consistency_conditions(dict_opener):
-    result = tpcc(dict_opener, scale="tiny", transactions=300, seed=4)
+    result = tpcc(RunSetup(DataSetup(dict_opener, scale="tiny", seed=4)), transactions=300)
     engine = dict_opener.engines[-1]
     t = {name: rows_of(engine, s) for name, s in SCHEMAS.items()}
     for w in t["warehouse"]:  # condition 1: W_YTD = sum(D_YTD)
@@ -82,7 +82,7 @@ def test_tpcc_keeps_the_consistency_conditions(dict_opener):
 
 def test_tpcc_last_names_and_the_customer_index(dict_opener):
     assert last_name(0) == "BARBARBAR" and last_name(371) == "PRICALLYOUGHT"
-    tpcc(dict_opener, scale="tiny", transactions=1)
+    tpcc(RunSetup(DataSetup(dict_opener, scale="tiny")), transactions=1)
     engine = dict_opener.engines[-1]
     table = Table(engine, SCHEMAS["customer"])
     matches = table.lookup("idx_customer", (1, 1, last_name(7)))
@@ -90,7 +90,7 @@ def test_tpcc_last_names_and_the_customer_index(dict_opener):
 
 
 def test_tpcc_builds_sysbench_tpccs_six_indexes_and_keeps_them_in_step(dict_opener):
-    tpcc(dict_opener, scale="tiny", transactions=100, seed=2)
+    tpcc(RunSetup(DataSetup(dict_opener, scale="tiny", seed=2)), transactions=100)
     engine = dict_opener.engines[-1]
     stock, lines = rows_of(engine, SCHEMAS["stock"]), rows_of(engine, SCHEMAS["order_line"])
     assert sorted(decode_key(k) for k in engine.data["stock.fkey_stock_2"].keys()) == sorted(
@@ -129,7 +129,7 @@ def test_tpcc_mix_is_sysbench_tpccs():
 
 # -- Linkbench --------------------------------------------------------------------------------------------------------
 def test_linkbench_counts_match_the_visible_links(dict_opener):
-    linkbench(dict_opener, nodes=400, requests=600, seed=2)
+    linkbench(RunSetup(DataSetup(dict_opener, seed=2)), 400, 600)
     engine = dict_opener.engines[-1]
     visible = Counter((link.id1, link.link_type) for link in rows_of(engine, LINKS) if link.visibility == VISIBLE)
     counts = {(c.id, c.link_type): c.count for c in rows_of(engine, COUNTS)}
@@ -137,7 +137,7 @@ def test_linkbench_counts_match_the_visible_links(dict_opener):
 
 
 def test_linkbench_mix_follows_fbworkload(dict_opener):
-    s = linkbench(dict_opener, nodes=300, requests=3000, seed=1).summary
+    s = linkbench(RunSetup(DataSetup(dict_opener, seed=1)), 300, 3000).summary
     assert sum(s[f"{op}_requests"] for op in OPERATIONS) == 3000
     assert s["get_link_list_requests"] / 3000 == pytest.approx(0.507, abs=0.04)
     assert s["add_link_requests"] / 3000 == pytest.approx(0.09, abs=0.02)
@@ -162,5 +162,5 @@ def test_linkbench_small_graphs_load_without_duplicate_links():
     """Regression: with few nodes a heavy-tailed outdegree exceeded the node count and repeated link targets."""
     from minidb.workloads import linkbench
 
-    result = linkbench("lsm", nodes=500, requests=300)  # loaded a node with over 500 links before the fix
+    result = linkbench(RunSetup(), 500, 300)  # loaded a node with over 500 links before the fix
     assert result.summary["ops"] == 300

@@ -6,13 +6,19 @@ import pandas as pd
 import pytest
 
 from minidb.sim.server import ServerModel
-from minidb.workloads import insert_benchmark, linkbench, sysbench, tpcc
+from minidb.workloads import DataSetup, RunSetup, insert_benchmark, linkbench, sysbench, tpcc
+
+
+def setup(opener, seed: int = 0, scale: str | None = None, **run) -> RunSetup:
+    """A setup on ``opener`` (the dict double) with the measured run's ``run`` options."""
+    return RunSetup(DataSetup(opener, scale=scale, seed=seed), **run)
+
 
 RUNNERS = {
-    "insert_benchmark": lambda opener, seed, **kw: insert_benchmark(opener, rows=3000, seed=seed, **kw),
-    "sysbench": lambda opener, seed, **kw: sysbench(opener, table_size=2000, transactions=100, seed=seed, **kw),
-    "tpcc": lambda opener, seed, **kw: tpcc(opener, scale="tiny", transactions=60, seed=seed, **kw),
-    "linkbench": lambda opener, seed, **kw: linkbench(opener, nodes=500, requests=300, seed=seed, **kw),
+    "insert_benchmark": lambda opener, seed, **kw: insert_benchmark(setup(opener, seed, **kw), 3000),
+    "sysbench": lambda opener, seed, **kw: sysbench(setup(opener, seed, **kw), 2000, 100),
+    "tpcc": lambda opener, seed, **kw: tpcc(setup(opener, seed, "tiny", **kw), transactions=60),
+    "linkbench": lambda opener, seed, **kw: linkbench(setup(opener, seed, **kw), 500, 300),
 }
 FIELDS = ["rows", "ops", "ops_per_sec", "rkb_per_op", "wkb_per_op", "reads_per_op", "writes_per_op", "write_amp",
           "db_bytes", "cache_hit_rate", "seconds", "stalls", "stalled_seconds", "bottleneck", "engine", "seed"]
@@ -62,21 +68,21 @@ def test_a_slower_device_gives_a_lower_rate(dict_opener):
 def test_flush_stalls_show_in_the_summary(dict_opener):
     # a tiny flush threshold and a slow device: each flush waits for the previous one (no server costs, which
     # would slow the inserts enough for the flushes to keep up)
-    s = insert_benchmark(dict_opener, rows=3000, device="gp2", flush_bytes=4096,
-                         server_model=ServerModel.none()).summary
+    data = DataSetup(dict_opener, engine_options={"flush_bytes": 4096})
+    s = insert_benchmark(RunSetup(data, device="gp2", server_model=ServerModel.none()), 3000).summary
     assert s["stalls"] > 0 and s["stalled_seconds"] > 0
 
 
 def test_bad_arguments_are_refused(dict_opener):
     with pytest.raises(ValueError, match="unknown sysbench mode"):
-        sysbench(dict_opener, mode="nope")
+        sysbench(setup(dict_opener), mode="nope")
     with pytest.raises(ValueError, match="rows >= 1"):
-        insert_benchmark(dict_opener, rows=0)
+        insert_benchmark(setup(dict_opener), 0)
     with pytest.raises(ValueError, match="interval"):
-        insert_benchmark(dict_opener, rows=10, interval=0)
+        insert_benchmark(setup(dict_opener, interval=0), 10)
     with pytest.raises(ValueError, match="nodes >= 2"):
-        linkbench(dict_opener, nodes=1)
+        linkbench(setup(dict_opener), 1)
     with pytest.raises(ValueError, match="transactions >= 1"):
-        tpcc(dict_opener, transactions=0, scale="tiny")
+        tpcc(setup(dict_opener, scale="tiny"), transactions=0)
     with pytest.raises(ValueError, match="bad device"):
-        insert_benchmark(dict_opener, rows=10, device=42)
+        insert_benchmark(setup(dict_opener, device=42), 10)

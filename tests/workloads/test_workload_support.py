@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from minidb import data, scale
+from minidb import data, scales
 from minidb.storage import SimDevice, preset
-from minidb.workloads import Driver
+from minidb.sim import Host
+from minidb.workloads import DataSetup, Driver, RunSetup
 from minidb.workloads.distributions import (DIGITS, IntStream, TextStream, Zipf, nurand, random_strings, scramble,
                                             sysbench_pattern)
 from minidb.workloads.driver import device_model
@@ -22,7 +23,7 @@ from minidb.engines import REGISTRY, open_engine
 
 # -- the engine factory -----------------------------------------------------------------------------------------------
 def test_an_opener_gets_the_cache_size_the_clock_and_the_options(dict_opener):
-    sizes = scale.engine_sizes("lsm", 1e6, scale.INSERT_BENCHMARK, cache_bytes=12345)
+    sizes = scales.engine_sizes("lsm", 1e6, scales.INSERT_BENCHMARK, cache_bytes=12345)
     clock = object()
     engine = open_engine(dict_opener, SimDevice(), sizes, clock=clock, flush_bytes=999)
     assert engine.cache_bytes == 12345 and engine.clock is clock and engine.flush_bytes == 999
@@ -40,7 +41,7 @@ def test_named_engines_map_the_scale_sizes_to_their_options(monkeypatch):
     monkeypatch.setitem(sys.modules, "fake_engine_module", module)
     fake = dataclasses.replace(REGISTRY["lsm"], name="fake", module="fake_engine_module", function="open_fake")
     monkeypatch.setitem(REGISTRY, "fake", fake)
-    sizes = scale.engine_sizes("lsm", 1e9, scale.INSERT_BENCHMARK)
+    sizes = scales.engine_sizes("lsm", 1e9, scales.INSERT_BENCHMARK)
     assert open_engine("fake", SimDevice(), sizes, clock="c", memtable_bytes=1) == "engine"
     assert calls[0]["block_cache_bytes"] == sizes.cache_bytes
     assert calls[0]["memtable_bytes"] == 1  # the caller's option wins over the scale's
@@ -49,12 +50,12 @@ def test_named_engines_map_the_scale_sizes_to_their_options(monkeypatch):
     btree = REGISTRY["btree"].size_options(sizes)
     assert btree == {"buffer_pool_bytes": sizes.cache_bytes, "page_size": 16384,
                      "redo_log_bytes": sizes.redo_log_bytes}
-    no_redo = scale.engine_sizes("btree", 1e9, scale.SYSBENCH)  # its post gives no redo log: the engine's default
+    no_redo = scales.engine_sizes("btree", 1e9, scales.SYSBENCH)  # its post gives no redo log: the engine's default
     assert no_redo.redo_log_bytes is None and "redo_log_bytes" not in REGISTRY["btree"].size_options(no_redo)
 
 
 def test_unknown_or_missing_engines_are_clear_errors(monkeypatch):
-    sizes = scale.engine_sizes("lsm", 1e6, scale.INSERT_BENCHMARK)
+    sizes = scales.engine_sizes("lsm", 1e6, scales.INSERT_BENCHMARK)
     with pytest.raises(ValueError, match="unknown engine 'rocks'"):
         open_engine("rocks", SimDevice(), sizes, clock=None)
     with pytest.raises(ValueError, match="unknown engine 'rocks': use one of btree, lsm"):
@@ -80,52 +81,52 @@ def test_the_registry_knows_each_engines_files_presets_and_features():
     assert engines.get("lsm").supported(doublewrite=False, compression="lz4") == {"compression": "lz4"}
     assert engines.get("lsm").cache_options(None) == {}
     assert engines.get("btree").cache_options(1 << 20) == {"buffer_pool_bytes": 1 << 20}
-    assert engines.sized_as("lsm") == "lsm" and engines.sized_as(print) == engines.SIZED_AS
+    assert engines.sized_as("lsm") == "lsm" and engines.sized_as(print) == engines.OPENER_SIZED_AS
 
 
 # -- scales -----------------------------------------------------------------------------------------------------------
 def test_scale_comes_from_the_argument_then_the_environment(monkeypatch):
     monkeypatch.delenv("MINIDB_SCALE", raising=False)
-    assert scale.current() == "small"
+    assert scales.current() == "small"
     monkeypatch.setenv("MINIDB_SCALE", "tiny")
-    assert scale.current() == "tiny" and scale.insert_benchmark().rows == 20_000
-    assert scale.current("large") == "large"
+    assert scales.current() == "tiny" and scales.insert_benchmark().rows == 20_000
+    assert scales.current("large") == "large"
     monkeypatch.setenv("MINIDB_SCALE", "huge")
     with pytest.raises(ValueError, match=r"unknown \$MINIDB_SCALE 'huge': choose one of tiny, small, large"):
-        scale.current()
+        scales.current()
     with pytest.raises(ValueError, match="unknown scale 'x'"):
-        scale.sysbench("x")
+        scales.sysbench("x")
 
 
 @pytest.mark.parametrize("sizes, fields", [
-    (scale.insert_benchmark, ["rows"]),
-    (scale.sysbench, ["table_size", "transactions"]),
-    (scale.tpcc, ["warehouses", "items", "customers_per_district", "transactions"]),
-    (scale.linkbench, ["nodes", "requests"]),
+    (scales.insert_benchmark, ["rows"]),
+    (scales.sysbench, ["table_size", "transactions"]),
+    (scales.tpcc, ["warehouses", "items", "customers_per_district", "transactions"]),
+    (scales.linkbench, ["nodes", "requests"]),
 ])
 def test_sizes_grow_with_the_scale(sizes, fields):
-    tiny, small, large = (sizes(s) for s in scale.SCALES)
+    tiny, small, large = (sizes(s) for s in scales.SCALES)
     for field in fields:
         assert getattr(tiny, field) < getattr(small, field) <= getattr(large, field), field
 
 
 def test_engine_sizes_keep_the_reference_ratios():
-    ref = scale.INSERT_BENCHMARK
+    ref = scales.INSERT_BENCHMARK
     db = ref.db_bytes / 1000  # a thousandth of seed 000's database
-    lsm, btree = scale.engine_sizes("lsm", db, ref), scale.engine_sizes("btree", db, ref)
+    lsm, btree = scales.engine_sizes("lsm", db, ref), scales.engine_sizes("btree", db, ref)
     assert lsm.cache_bytes == int(db * 10 / 226) and btree.cache_bytes == int(db * 35 / 362)
     assert lsm.memtable_bytes == int(64 * 2**20 / 1000) and lsm.level_base_bytes == int(256 * 2**20 / 1000)
     assert lsm.page_size == btree.page_size == 16384
     assert btree.redo_log_bytes == int(db * 4 * 2**30 / 362e9)  # the post's 2 x 2 GiB log over InnoDB's 362 GB
-    floor = scale.engine_sizes("lsm", 1000.0, ref)  # too small to scale: the floors apply
+    floor = scales.engine_sizes("lsm", 1000.0, ref)  # too small to scale: the floors apply
     assert floor.memtable_bytes == 4 * 16384 and floor.cache_bytes == 5 * 2**20
-    assert floor.redo_log_bytes == scale.MIN_REDO_BYTES == 64 * 16384
+    assert floor.redo_log_bytes == scales.MIN_REDO_BYTES == 64 * 16384
     assert floor.level_base_bytes == 4 * floor.memtable_bytes
-    assert scale.engine_sizes("lsm", db, ref, cache_bytes=7).cache_bytes == 7
+    assert scales.engine_sizes("lsm", db, ref, cache_bytes=7).cache_bytes == 7
     with pytest.raises(ValueError, match="cache_bytes"):
-        scale.engine_sizes("lsm", db, ref, cache_bytes=-1)
+        scales.engine_sizes("lsm", db, ref, cache_bytes=-1)
     with pytest.raises(ValueError, match="database size"):
-        scale.engine_sizes("lsm", 0, ref)
+        scales.engine_sizes("lsm", 0, ref)
 
 
 def test_the_insert_benchmark_scales_from_the_configuration_its_cache_stands_for():
@@ -133,32 +134,35 @@ def test_the_insert_benchmark_scales_from_the_configuration_its_cache_stands_for
     the IO-bound run's, so four times its share of the data; any other cache is the IO-bound run."""
     from minidb.workloads.insert_benchmark import sized_driver
 
-    mem, io = scale.INSERT_BENCHMARK_IN_MEMORY, scale.INSERT_BENCHMARK
+    mem, io = scales.INSERT_BENCHMARK_IN_MEMORY, scales.INSERT_BENCHMARK
     assert mem.db_bytes == io.db_bytes  # the LSM's sizes scale alike in both
-    assert mem.redo_fraction == pytest.approx(4 * 2**30 / (io.db_bytes * scale.IN_MEMORY_ROWS_SHARE))
+    assert mem.redo_fraction == pytest.approx(4 * 2**30 / (io.db_bytes * scales.IN_MEMORY_ROWS_SHARE))
     assert mem.cache_fraction["btree"] == mem.cache_fraction["lsm"] == 190 / 56.5
     rows = 100_000
-    in_memory = sized_driver("btree", rows, 1 << 30).sizes
-    small_cache = sized_driver("btree", rows, 1 << 20).sizes  # IO-bound
-    assert in_memory.redo_log_bytes > small_cache.redo_log_bytes == scale.MIN_REDO_BYTES
-    boundary = sized_driver("btree", rows).sizes.cache_bytes  # the default: the IO-bound run's share
-    assert sized_driver("btree", rows, boundary).sizes.redo_log_bytes == small_cache.redo_log_bytes
+
+    def sizes(cache_bytes=None):
+        return sized_driver(RunSetup(DataSetup("btree"), cache_bytes=cache_bytes), rows).sizes
+
+    in_memory, small_cache = sizes(1 << 30), sizes(1 << 20)  # the second IO-bound
+    assert in_memory.redo_log_bytes > small_cache.redo_log_bytes == scales.MIN_REDO_BYTES
+    boundary = sizes().cache_bytes  # the default: the IO-bound run's share
+    assert sizes(boundary).redo_log_bytes == small_cache.redo_log_bytes
 
 
 def test_references_are_the_published_configurations():
     """Each workload scales from its post's configuration as data/ holds it: cache (or RAM) over database size."""
     assert sorted(set(data.load("cloud_tps_by_iops").cache_gb)) == [27, 54]  # the post's caches: the smaller is used
     cloud = data.load("cloud_data_size").set_index("engine").size_gb
-    assert scale.SYSBENCH.db_bytes == cloud["InnoDB"] * 1e9 == 471e9
-    assert scale.SYSBENCH.cache_fraction == {"lsm": 27 / 471, "btree": 27 / 471}
-    assert scale.TPCC is scale.SYSBENCH
+    assert scales.SYSBENCH.db_bytes == cloud["InnoDB"] * 1e9 == 471e9
+    assert scales.SYSBENCH.cache_fraction == {"lsm": 27 / 471, "btree": 27 / 471}
+    assert scales.TPCC is scales.SYSBENCH
     ram = data.load("linkbench_memory").set_index("config").ram_gb["io-bound"]
     linkbench = data.load("linkbench_data_size").set_index("engine").size_gb
-    assert scale.LINKBENCH.db_bytes == linkbench["InnoDB"] * 1e9 == 1600e9
+    assert scales.LINKBENCH.db_bytes == linkbench["InnoDB"] * 1e9 == 1600e9
     assert ram / linkbench["InnoDB"] == 50 / 1600
-    assert scale.LINKBENCH.cache_fraction == {"lsm": 50 / 1600, "btree": 50 / 1600}
-    assert scale.TPCC_MEMORY_SWEEP.db_bytes == 70e9  # seed 001: MyRocks uncompressed
-    assert scale.TPCC_MEMORY_SWEEP.cache_fraction == {"lsm": 5 / 70, "btree": 5 / 70}  # the sweep's smallest memory
+    assert scales.LINKBENCH.cache_fraction == {"lsm": 50 / 1600, "btree": 50 / 1600}
+    assert scales.TPCC_MEMORY_SWEEP.db_bytes == 70e9  # seed 001: MyRocks uncompressed
+    assert scales.TPCC_MEMORY_SWEEP.cache_fraction == {"lsm": 5 / 70, "btree": 5 / 70}  # the sweep's smallest memory
 
 
 # -- distributions ----------------------------------------------------------------------------------------------------
@@ -234,8 +238,8 @@ def test_device_models_by_name_or_object():
 
 
 def test_result_needs_a_measured_phase(dict_opener):
-    sizes = scale.engine_sizes("lsm", 1e6, scale.INSERT_BENCHMARK)
-    drv = Driver(dict_opener, sizes, seed=0)
+    sizes = scales.engine_sizes("lsm", 1e6, scales.INSERT_BENCHMARK)
+    drv = Driver(RunSetup(DataSetup(dict_opener)), sizes, Host())
     with pytest.raises(ValueError, match="start_measuring"):
         drv.result("x", ops=1)
     drv.start_measuring()
@@ -253,11 +257,12 @@ def test_a_third_engine_needs_only_a_registry_entry(monkeypatch):
     double = engines.EngineSpec(
         name="double", title="the dict test double", module="table.kv_double", function="open_dict_engine",
         cache_option="cache_bytes", page_option="page_size", size_options=lambda s: {"cache_bytes": s.cache_bytes},
-        marker_files=("double.log",), sized_like="lsm")
+        marker_files=("double.log",), sized_as="lsm")
     monkeypatch.setitem(REGISTRY, "double", double)
-    result = insert_benchmark("double", rows=3000, scale="tiny")
+    result = insert_benchmark(RunSetup(DataSetup("double", scale="tiny")), 3000)
     assert result.summary["engine"] == "double" and result.summary["rows"] == 3000
-    assert result.summary["cache_bytes"] == insert_benchmark("lsm", rows=3000, scale="tiny").summary["cache_bytes"]
-    assert sysbench("double", table_size=500, transactions=50).summary["ops"] == 50
+    lsm = insert_benchmark(RunSetup(DataSetup("lsm", scale="tiny")), 3000)
+    assert result.summary["cache_bytes"] == lsm.summary["cache_bytes"]
+    assert sysbench(RunSetup(DataSetup("double")), 500, 50).summary["ops"] == 50
     assert engines.detect(["double.log"]) == "double"
     assert engines.sized_as("double") == "lsm"

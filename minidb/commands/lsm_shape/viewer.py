@@ -6,12 +6,13 @@ with the picker's reason and score), the files and bytes of every level right af
 amplification: every byte the device has been asked to write so far (WAL, SSTs, MANIFEST) over the bytes of keys
 and values the client wrote. ``render`` prints that log as text, ``chart`` draws bytes per level over the jobs.
 
-    from minidb.lsm.shape import watch, render
+    from minidb.commands.lsm_shape.viewer import watch, render
     log = watch(rows=20_000, compaction="leveled")
     print(render(log, limit=10))
 
-The recording is an engine listener (the ``listeners`` option, scheduler.py): it only looks at the engine, so
-the load, its IO counts and its simulated times are the same with the viewer as without it.
+The recording is an engine listener (the ``listeners`` option, minidb/lsm/scheduler.py): it only looks at the
+engine, so the load, its IO counts and its simulated times are the same with the viewer as without it. The viewer
+is a tool of the ``minidb lsm-shape`` command, beside it here, outside the engine package it watches.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..units import format_size
+from ...experiments.calibration import calibrated_server
+from ...units import format_size
+from ...workloads import DataSetup, RunSetup, insert_benchmark
 
 # Why a job ran, in words; the compaction reasons are the pickers' (compaction.py), {score} their score.
 REASONS = {
@@ -101,14 +104,14 @@ class ShapeRecorder:
 
 def watch(rows: int = 20_000, *, compaction: str = "leveled", seed: int = 0, device="nvme",
           secondary_indexes: int = 3, **options) -> ShapeLog:
-    """Insert ``rows`` insert-benchmark rows into a fresh LSM (sizes from ``minidb.scale``, jobs timed on
+    """Insert ``rows`` insert-benchmark rows into a fresh LSM (sizes from ``minidb.scales``, jobs timed on
     ``device``) and return the log of its shape after every flush and compaction. ``options`` are LSM options
     (e.g. ``level0_slowdown_writes_trigger=10``); ValueError names a bad one."""
-    from ..workloads import insert_benchmark
-
     recorder = ShapeRecorder()
-    insert_benchmark("lsm", rows=rows, seed=seed, device=device, secondary_indexes=secondary_indexes,
-                     compaction=compaction, listeners=(recorder,), wal_sync="none", **options)
+    data = DataSetup("lsm", seed=seed, engine_options=dict(compaction=compaction, listeners=(recorder,),
+                                                           wal_sync="none", **options))
+    insert_benchmark(RunSetup(data, device=device, server_model=calibrated_server()), rows,
+                     secondary_indexes=secondary_indexes)
     if recorder.log is None:
         raise ValueError(f"{rows} rows never filled a memtable: nothing was flushed or compacted; load more rows")
     return recorder.log

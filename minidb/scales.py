@@ -22,6 +22,7 @@ import os
 from dataclasses import dataclass
 
 from . import data, engines
+from .engines import EngineSizes
 
 SCALES = ("tiny", "small", "large")
 DEFAULT = "small"  # the book's scale
@@ -68,18 +69,6 @@ class Reference:
     db_bytes: float  # database size in that configuration (the LSM's, uncompressed, where the post gives it)
     cache_fraction: dict  # engine -> cache bytes / database bytes in the post's IO-bound configuration
     redo_fraction: float | None = None  # B+tree redo log bytes / database bytes there (None: the post gives none)
-
-
-@dataclass(frozen=True)
-class EngineSizes:
-    """The sizes an engine is opened with."""
-
-    cache_bytes: int  # buffer pool (B+tree) or block cache (LSM)
-    memtable_bytes: int  # LSM write buffer
-    level_base_bytes: int  # LSM target size of level 1
-    target_file_bytes: int  # LSM target SST file size
-    page_size: int  # B+tree page size
-    redo_log_bytes: int | None = None  # B+tree redo log capacity (None: the engine's default)
 
 
 def engine_sizes(engine, db_bytes: float, reference: Reference, cache_bytes: int | None = None) -> EngineSizes:

@@ -5,7 +5,7 @@
     minidb lsm-shape --rows 5e4 --slowdown-trigger 10 --csv shape.csv
 
 For each flush or compaction: what it read and wrote, why the picker chose it, the files and bytes of every level
-just after it, and the write amplification so far (``minidb.lsm.shape``).
+just after it, and the write amplification so far (the compaction viewer, ``viewer.py`` beside this file).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..units import count_arg
-from .run import DEVICE_CHOICES
+from ...units import count_arg
+from ..run import DEVICE_CHOICES
 
 
 def register(subparsers) -> None:
@@ -43,7 +43,7 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load, print the log; exit code 2 on a bad value."""
-    from ..lsm.shape import render, watch
+    from .viewer import render, watch  # imported here so that ``minidb --help`` does not load the engines
 
     options = {}
     if args.slowdown_trigger is not None:

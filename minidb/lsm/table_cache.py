@@ -1,0 +1,91 @@
+"""TableCache: the open SST readers of one engine (LevelDB's TableCache), and the files scans still read.
+
+Every SST is opened once, on first use, by whoever needs it (a get, a scan, a flush or compaction): ``get(cf, f)``.
+A compaction makes its input files obsolete (``obsolete``); a file that a scan still reads (``ref``/``unref``) is
+deleted only when the last such scan ends. ``probe`` looks one key up in one file, behind its filter, counting what
+a point lookup pays for it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from .table_outputs import sst_name
+from .table_reader import TableReader
+
+
+class TableCache:
+    """The open readers of one engine's SSTs; see the module docstring."""
+
+    def __init__(self, device, cache, counters) -> None:
+        self.device = device  # where the SSTs live; their reads are counted there
+        self.cache = cache  # block_cache.BlockCache: the blocks every reader shares
+        self.counters = counters  # the engine's counters: what readers and probes count
+        self.readers: dict[int, TableReader] = {}  # open SSTs by file number (max_open_files = -1)
+        self._refs: Counter = Counter()  # SST number -> scans reading it
+        self._obsolete: set[int] = set()  # compacted SSTs to delete when their last scan ends
+
+    def get(self, cf, f) -> TableReader:
+        """The open reader of SST ``f`` of column family ``cf`` (opened on first use)."""
+        reader = self.readers.get(f.number)
+        if reader is None:
+            reader = TableReader(self.device, sst_name(f.number), f.number, f.size, cache=self.cache,
+                                 policy=cf.policy, cache_meta=cf.options.cache_index_and_filter_blocks,
+                                 work=self.counters)
+            reader.check_meta(f)
+            self.readers[f.number] = reader
+        return reader
+
+    def probe(self, cf, f, ukey: bytes, target: bytes):
+        """Look ``ukey`` up in one SST: filter first, then one data block. Returns (found, value)."""
+        c = self.counters
+        c["get_tables_probed"] += 1
+        reader = self.get(cf, f)
+        may = reader.may_contain(ukey)
+        if may is not None:
+            c["bloom_checked"] += 1
+            if not may:
+                c["bloom_useful"] += 1
+                return False, None
+            c["bloom_positive"] += 1
+        hit = reader.seek(target, c)
+        if hit is not None and hit[0][:-8] == ukey:
+            if may:
+                c["bloom_true_positive"] += 1
+            return True, (None if hit[0][-1] == 0 else hit[1])
+        if may:
+            c["bloom_false_positive"] += 1
+        return False, None
+
+    def ref(self, numbers: list[int]) -> None:
+        """A scan starts reading the SSTs ``numbers``: none of them is deleted until it ends."""
+        self._refs.update(numbers)
+
+    def unref(self, numbers: list[int], delete: bool = True) -> None:
+        """The scan reading ``numbers`` ended: delete those it alone kept (unless not ``delete``: closed)."""
+        self._refs.subtract(numbers)
+        for n in numbers:
+            if self._refs[n] <= 0:
+                del self._refs[n]
+                if n in self._obsolete:
+                    self._obsolete.discard(n)
+                    if delete:
+                        self.obsolete(n)
+
+    def obsolete(self, number: int) -> None:
+        """Delete SST ``number`` now, or when the last scan reading it ends."""
+        if self._refs.get(number):
+            self._obsolete.add(number)
+            return
+        reader = self.readers.pop(number, None)
+        if reader is not None:
+            reader.close()
+        self.cache.erase_file(number)
+        if self.device.exists(sst_name(number)):
+            self.device.delete(sst_name(number))
+
+    def close(self) -> None:
+        """Close every open reader."""
+        for reader in self.readers.values():
+            reader.close()
+        self.readers.clear()
