@@ -17,9 +17,10 @@ fixed from one published experiment, and every other experiment then *predicts* 
        row_seconds = server CPU per transaction / (STATEMENT_TO_ROW x statements + rows)
        statement_seconds = STATEMENT_TO_ROW x row_seconds
 
-The fit is made once per process (``functools.cache``), from engine runs kept in the sweep cache (``runner``): every
-workload's driver asks for the calibrated server, so without the cache each sweep worker would rerun them. The same
-code gives the same numbers on any machine.
+The fit was made once, and its result is kept in ``minidb.sim.server`` (``ServerModel.calibrated``), where every
+workload finds it without importing this module; the test suite re-runs the fit (``fit``, once per process, from
+engine runs kept in the sweep cache) and fails if the kept parameters are not its result. The same code gives the
+same numbers on any machine.
 Our run is sysbench-tpcc's mix, statement for statement (``minidb.workloads.tpcc``), so its statements and rows per
 transaction are the post's. What it cannot know: the post's CPU includes contention between its threads, which the
 fit folds into the per-row cost.
@@ -31,8 +32,7 @@ import functools
 
 import pandas as pd
 
-from .. import data, engines
-from .. import scales
+from .. import data, engines, scales
 from ..sim.server import ServerModel
 from ..workloads import DataSetup, RunSetup, tpcc
 from ..workloads.tpcc import estimated_db_bytes
@@ -87,6 +87,6 @@ def fit() -> pd.DataFrame:
 
 
 def calibrated_server(**options) -> ServerModel:
-    """The calibrated server model; ``options`` set its binlog (``binlog``, ``sync_binlog``, ...)."""
-    attrs = fit().attrs
-    return ServerModel(statement_seconds=attrs["statement_seconds"], row_seconds=attrs["row_seconds"], **options)
+    """The calibrated server model, as the fit left it (``ServerModel.calibrated``); ``options`` set its binlog
+    (``binlog``, ``sync_binlog``, ...)."""
+    return ServerModel.calibrated(**options)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import scales
+from ..sim.server import ServerModel
 from ..table import RowLayout
 from .driver import Driver, WorkloadResult
 from .setup import RunSetup
@@ -33,6 +34,7 @@ __all__ = ["tpcc", "load", "estimated_db_bytes", "SCHEMAS", "last_name", "Popula
 
 TRANSACTIONS_PER_STEP = 20  # transactions timed together as one simulation step
 CORES = 28  # seed 001's server: "2 sockets / 28 cores / 56 threads"
+SERVER = ServerModel.calibrated(binlog=True, sync_binlog=10000)  # seed 001: "binary log on ... sync_binlog=10000"
 
 
 def tpcc(setup: RunSetup, warehouses: int | None = None, transactions: int | None = None) -> WorkloadResult:
@@ -52,7 +54,7 @@ def tpcc(setup: RunSetup, warehouses: int | None = None, transactions: int | Non
         raise ValueError(f"tpcc needs transactions >= 1, got {transactions}")
     rng = np.random.default_rng(seed)
     pop = Population(warehouses, size.items, size.customers_per_district, rng)
-    drv = Driver.sized(setup, _db_bytes(pop), size.reference, setup.host(CORES))
+    drv = Driver.sized(setup, _db_bytes(pop), size.reference, setup.host(CORES), SERVER)
     tables = _populate(drv, pop, rng)
     txns = Transactions(drv, tables, pop, rng, now=START_TIME + 1)
     todo = kinds(rng, transactions)
