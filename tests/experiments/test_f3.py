@@ -8,6 +8,8 @@ from minidb import scales
 from minidb.experiments import claims
 from minidb.experiments import f3_memory_sweep as f3
 
+from results_csv import assert_written_whole
+
 
 @pytest.fixture(scope="module")
 def tiny():
@@ -93,3 +95,7 @@ def test_the_btree_rises_as_innodb_did_on_the_posts_ssd(tiny):
     assert rise[0].holds and rise[0].ours >= 4
     least = engine_rows(tiny, "btree").iloc[0]
     assert least.bottleneck in ("iops", "bandwidth") and f3.DEVICE == "sm863"
+
+
+def test_the_experiment_command_writes_every_row_to_one_csv(tiny, tmp_path):
+    assert_written_whole(tiny, tmp_path / "f3.csv")
