@@ -142,6 +142,13 @@ LSM_READS_MORE = ("with the least memory our LSM misses its block cache on about
 BTREE_POOL_FLOOR = ("at the smallest scale the least memory is the B+tree's smallest pool, 16 pages, which cannot even "
                     "hold the roots and inner pages of TPC-C's fifteen trees (nine tables, six indexes), so a "
                     "transaction also reads and writes back pages a pool of the post's share would keep")
+# Why our LSM can write less per transaction than MyRocks with the least memory (shown outside 1.25x).
+LSM_FEWER_LEVELS = ("at the smallest scale our LSM's data fills fewer levels below L0 than at a larger scale (chapter "
+                    "4 counts its levels and what compaction writes into each), so its compactions rewrite each byte "
+                    "fewer times than MyRocks's did over 70 GB")
+# Why the LSM's lead with the least memory can pass the post's (shown outside 1.25x).
+LSM_LEAD_FROM_POOL_FLOOR = (BTREE_POOL_FLOOR + "; the B+tree's rate there is those bytes against the SM863's "
+                            "bandwidth, so the LSM's lead grows with them")
 # The bands of the absolute per-transaction figures: the same quantity, counted, within 2x of the post's.
 ABSOLUTE = 2.0
 
@@ -190,7 +197,7 @@ def claims(results: pd.DataFrame) -> list[Claim]:
                     band=within(1.0, 0.25), must_hold=("tiny",), reason=LSM_NOT_CPU_BOUND),
         Claim.check("With the least memory the LSM is faster: LSM / B+tree TPS",
                     published=sides(pub, "InnoDB", "MyRocks", 0), ours=sides(results, "btree", "lsm", 0),
-                    band=at_least(1)),
+                    band=at_least(1), reason=LSM_LEAD_FROM_POOL_FLOOR),
         Claim.check("With the most memory the B+tree is faster: B+tree / LSM TPS",
                     published=1 / sides(pub, "InnoDB", "MyRocks", -1), ours=1 / sides(results, "btree", "lsm", -1),
                     band=at_least(1)),
@@ -201,7 +208,7 @@ def claims(results: pd.DataFrame) -> list[Claim]:
         least("InnoDB", "btree", "rkb_per_txn", "B+tree reads KB", BTREE_POOL_FLOOR, ("small", "large")),
         least("InnoDB", "btree", "wkb_per_txn", "B+tree writes KB", BTREE_POOL_FLOOR),
         least("MyRocks", "lsm", "rkb_per_txn", "LSM reads KB", LSM_READS_MORE),
-        least("MyRocks", "lsm", "wkb_per_txn", "LSM writes KB"),
+        least("MyRocks", "lsm", "wkb_per_txn", "LSM writes KB", LSM_FEWER_LEVELS),
     ]
 
 
