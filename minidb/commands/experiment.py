@@ -16,8 +16,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import pkgutil
-import re
 import sys
 from pathlib import Path
 
@@ -25,17 +23,9 @@ from .. import experiments, scales
 from ..experiments import executors
 from . import output_file
 
-EXPERIMENT_NAME = re.compile(r"^(f\d+)_\w+$")  # f<finding number>_<topic>
-
-
 def available() -> dict[str, str]:
     """Experiment modules found in ``minidb.experiments``: finding (``f1``) -> module name, in finding order."""
-    found = {}
-    for info in pkgutil.iter_modules(experiments.__path__):
-        m = EXPERIMENT_NAME.match(info.name)
-        if m:
-            found[m.group(1)] = info.name
-    return dict(sorted(found.items(), key=lambda kv: int(kv[0][1:])))
+    return experiments.findings()
 
 
 def resolve(name: str) -> str:

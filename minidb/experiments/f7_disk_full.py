@@ -492,9 +492,9 @@ def claims(results: pd.DataFrame) -> list[Claim]:
         if b == PUBLISHED_BEHAVIOUR:
             continue
         out.append(Claim.check(f"{b}: no acknowledged row lost at any capacity point", published=0,
-                               ours=by.acked_rows_lost[b], band=equals(0)))
+                               ours=by.acked_rows_lost[b], band=equals(0), tolerance=0))
         out.append(Claim.check(f"{b}: the session loses no acknowledged change", published=0,
-                               ours=lost_in_session[b], band=equals(0)))
+                               ours=lost_in_session[b], band=equals(0), tolerance=0))
         out.append(Claim.check(f"{b}: the client is told about the full disk (errors in the sweep)", published=None,
                                ours=by.client_errors[b], band=at_least(1)))
     out.append(Claim.check("restarts after the 2018 behaviour that needed rocksdb_wal_recovery_mode = 3",

@@ -1,4 +1,4 @@
-"""Finding F4 at the tiny scale: TPC-C-lite on both engines on the cloud volumes of seed 003."""
+"""Finding F4 at the tiny scale: TPC-C on both engines on the cloud volumes of seed 003."""
 
 import pytest
 
