@@ -20,7 +20,10 @@ NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?=x\b|[^\w]|$)")  # 21, 5,000
 CONFIGURATION = re.compile(
     r"(chapters?\s+\d+|F\d+|seed\s+\d+"
     r"|\d[\d,.]*\s*-?(KiB|GB|TB|IOPS|MB/s|rows|warehouses|nodes|clients|threads|secondary|bits)(?!\w)"
-    r"|\b\d{4}\b(?=\s*(\)|,|$))|\b(one|two|three)\b)", re.IGNORECASE)
+    r"|\b\d{4}\b(?=\s*(\)|,|$))|\b(one|two|three)\b"
+    # a tolerance (within 2x, 1.25 times from), a product's version (InnoDB-5.7), the post's own factor (about 2x)
+    r"|within\s+[\d.]+x|[\d.]+\s+times\s+from|\b[A-Za-z]+-\d+(\.\d+)?|\bover\s+\d+:|\babout\s+\d+x)",
+    re.IGNORECASE)
 SKIP = re.compile(r"`[^`]*`|\$\$.*?\$\$|\$[^$]*\$|\{[a-z-]+\}`[^`]*`", re.DOTALL)
 
 
@@ -48,6 +51,7 @@ def test_the_guard_finds_a_typed_figure_and_lets_configurations_pass():
     assert typed_figures_of_ours("Ours keeps 1.5x of it, the post's 0.25.") == ["1.5", "0.25"]
     assert typed_figures_of_ours("Our B+tree with 16 KiB pages on 5,000 IOPS (chapter 4).") == []
     assert typed_figures_of_ours("InnoDB writes 19.70 KB per transaction.") == []  # a published figure
+    assert typed_figures_of_ours("Ours is within 2x of InnoDB-5.7, or more than 1.25 times from it.") == []
 
 
 @pytest.mark.parametrize("path", chapters(), ids=lambda p: p.stem)

@@ -33,6 +33,8 @@ import pytest
 from minidb.cli import main
 from minidb.grading.exercise import default_root, find_exercise
 
+pytestmark = pytest.mark.xdist_group("autograder-fresh")  # its module fixture runs once, on one worker
+
 ROOT = default_root().parent
 BLOOM = find_exercise(default_root(), "01")
 VISIBILITIES = {"visible", "hidden", "after_due_date", "after_published"}

@@ -28,6 +28,8 @@ from minidb.grading.submissions import find_submissions
 
 from .hostile import GOOD, HOSTILE, MAX_POINTS, WRONG, write_exercise
 
+pytestmark = pytest.mark.xdist_group("course")  # its module fixture runs once, on one worker
+
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="sandboxes get a uid of their own only under root")
 DEADLINE = datetime(2026, 11, 20, 23, 59, tzinfo=timezone.utc)
 PENALTY = 0.25  # a quarter of the points per started day late

@@ -58,7 +58,8 @@ TEST_TIMEOUT = 15  # seconds per graded test, minidb grade
 GRADESCOPE_TEST_TIMEOUT = 8  # the same through run_autograder, one submission per run as on Gradescope
 HONEST = {"aaron": GOOD, "zed": GOOD, "wrong": WRONG}  # aaron is graded first, wrong and zed after the poisoner
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="sandboxes get a uid of their own only under root")
+pytestmark = [pytest.mark.skipif(os.geteuid() != 0, reason="sandboxes get a uid of their own only under root"),
+              pytest.mark.xdist_group("hostile")]  # its module fixtures run once, on one worker
 
 
 class Listener:

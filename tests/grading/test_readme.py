@@ -24,7 +24,8 @@ from minidb.grading.exercise import default_root
 
 ROOT = default_root().parent
 # The README's grading commands confine the students' code, which needs root (a plain user is refused, by design).
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="the README's grading commands need root")
+pytestmark = [pytest.mark.skipif(os.geteuid() != 0, reason="the README's grading commands need root"),
+              pytest.mark.xdist_group("readme")]  # its module fixtures run once, on one worker
 README = ROOT / "exercises" / "README.md"
 SOLUTION = (ROOT / "exercises" / "solutions" / "01_bloom" / "bloom.py").read_text()
 
