@@ -26,14 +26,18 @@ clients (``CLIENTS``) and the post's binlog (``BINLOG``).
 
 from __future__ import annotations
 
+import functools
+
 import pandas as pd
 
 from .. import data, engines
 from .. import scales
-from ..workloads import DataSetup, RunSetup, tpcc
-from ..workloads.tpcc import estimated_db_bytes
+from ..workloads import DataSetup, RunSetup
+from ..workloads.loaded import LoadedData
+from ..workloads.tpcc import estimated_db_bytes, load_tpcc, tpcc_from, tpcc_load_key
 from .calibration import calibrated_server
 from .claims import Claim, at_least, at_most, within
+from .images import Load
 from .runner import sweep
 
 MEMORY_GB = (5, 10, 20, 40, 60, 80, 100)  # points of the seed's sweep (its table has 5, 10, 20, ..., 100)
@@ -61,14 +65,26 @@ def cache_bytes(memory_gb: float, warehouses: int, scale: str | None = None, see
     return max(scales.SMALLEST_POOL_BYTES, int(memory_gb * per_gb))
 
 
-def run_point(engine: str, memory_gb: float, warehouses: int, transactions: int, scale: str, seed: int = 0) -> dict:
-    """One TPC-C-lite run with the cache standing for ``memory_gb``: TPS, what limits it, and IO per transaction
-    and per second."""
+def data_setup(engine: str, scale: str, seed: int = 0) -> DataSetup:
+    """What shapes the database of ``engine``'s runs: the same at every memory of the sweep."""
     options = engines.get(engine).supported(compression=LSM_COMPRESSION)  # ValueError if unknown
-    data = DataSetup(engine, scale=scale, seed=seed, reference=scales.TPCC_MEMORY_SWEEP, engine_options=options)
-    setup = RunSetup(data, cache_bytes=cache_bytes(memory_gb, warehouses, scale, seed), device=DEVICE,
+    return DataSetup(engine, scale=scale, seed=seed, reference=scales.TPCC_MEMORY_SWEEP, engine_options=options)
+
+
+def load_point(engine: str, warehouses: int, scale: str, seed: int = 0, **_) -> Load:
+    """The load a point measures: ``engine``'s ``warehouses`` warehouses, whatever the memory."""
+    data = data_setup(engine, scale, seed)
+    return Load(tpcc_load_key(data, warehouses), functools.partial(load_tpcc, data, warehouses))
+
+
+def run_point(engine: str, memory_gb: float, warehouses: int, transactions: int, scale: str, seed: int = 0,
+              loaded: LoadedData | None = None) -> dict:
+    """One TPC-C-lite run with the cache standing for ``memory_gb``: TPS, what limits it, and IO per transaction
+    and per second; on a copy of ``loaded`` (``load_point``'s load, made here if not given)."""
+    loaded = loaded if loaded is not None else load_point(engine, warehouses, scale, seed).make()
+    setup = RunSetup(loaded.data, cache_bytes=cache_bytes(memory_gb, warehouses, scale, seed), device=DEVICE,
                      clients=CLIENTS, cores=SERVER_THREADS, server_model=calibrated_server(**BINLOG))
-    result = tpcc(setup, warehouses, transactions)
+    result = tpcc_from(loaded, setup, transactions)
     s = result.summary
     return {
         "tps": s["ops_per_sec"],
@@ -96,7 +112,7 @@ def run(scale: str | None = None, *, warehouses: int | None = None, transactions
     points = [dict(engine=e, memory_gb=m, warehouses=warehouses, transactions=transactions, scale=scale, seed=seed)
               for e in ENGINES for m in memory_gb]
     frame = sweep(run_point, points, name="f3-memory-sweep", executor=executor, cache_dir=cache_dir,
-                  progress=progress)
+                  progress=progress, load=load_point)
     return _relative(frame)[list(COLUMNS)]
 
 

@@ -19,15 +19,19 @@ chart compares throughput as a share of the B+tree's on the largest io1 volume, 
 
 from __future__ import annotations
 
+import functools
+
 import pandas as pd
 
 from .. import data, engines
 from .. import scales
 from ..storage.models import gp2, io1
-from ..workloads import DataSetup, RunSetup, tpcc
-from ..workloads.tpcc import estimated_db_bytes
+from ..workloads import DataSetup, RunSetup
+from ..workloads.loaded import LoadedData
+from ..workloads.tpcc import estimated_db_bytes, load_tpcc, tpcc_from, tpcc_load_key
 from .calibration import calibrated_server
 from .claims import Claim, at_most, between, within
+from .images import Load
 from .runner import sweep
 
 ENGINES = engines.NAMES
@@ -67,15 +71,27 @@ def instance_usd_per_year() -> float:
     return float(table.total_usd_per_year[INSTANCE])
 
 
-def run_point(engine: str, volume_type: str, iops: int, warehouses: int, transactions: int, scale: str,
-              seed: int = 0) -> dict:
-    """One TPC-C-lite run on one volume: TPS, what limits it, IO per transaction, MB/s, and the yearly cost."""
-    model = volume(volume_type, iops)
+def data_setup(engine: str, scale: str, seed: int = 0) -> DataSetup:
+    """What shapes the database of ``engine``'s runs: the same on every volume."""
     # seed 003: MyRocks with LZ4 on all levels; ValueError naming the engines if unknown
-    options = engines.get(engine).supported(compression="lz4")
-    setup = RunSetup(DataSetup(engine, scale=scale, seed=seed, engine_options=options),
-                     cache_bytes=cache_bytes(warehouses, scale, seed), device=model, server_model=calibrated_server())
-    s = tpcc(setup, warehouses, transactions).summary
+    return DataSetup(engine, scale=scale, seed=seed, engine_options=engines.get(engine).supported(compression="lz4"))
+
+
+def load_point(engine: str, warehouses: int, scale: str, seed: int = 0, **_) -> Load:
+    """The load a point measures: ``engine``'s ``warehouses`` warehouses, whatever the volume."""
+    data = data_setup(engine, scale, seed)
+    return Load(tpcc_load_key(data, warehouses), functools.partial(load_tpcc, data, warehouses))
+
+
+def run_point(engine: str, volume_type: str, iops: int, warehouses: int, transactions: int, scale: str,
+              seed: int = 0, loaded: LoadedData | None = None) -> dict:
+    """One TPC-C-lite run on one volume: TPS, what limits it, IO per transaction, MB/s, and the yearly cost; on a
+    copy of ``loaded`` (``load_point``'s load, made here if not given)."""
+    model = volume(volume_type, iops)
+    loaded = loaded if loaded is not None else load_point(engine, warehouses, scale, seed).make()
+    setup = RunSetup(loaded.data, cache_bytes=cache_bytes(warehouses, scale, seed), device=model,
+                     server_model=calibrated_server())
+    s = tpcc_from(loaded, setup, transactions).summary
     return {
         "tps": s["ops_per_sec"],
         "bottleneck": s["bottleneck"],
@@ -99,7 +115,7 @@ def run(scale: str | None = None, *, warehouses: int | None = None, transactions
     points = [dict(engine=e, volume_type=v, iops=i, warehouses=warehouses, transactions=transactions, scale=scale,
                    seed=seed) for e in ENGINES for v, i in volumes]
     frame = sweep(run_point, points, name="f4-cloud-iops", executor=executor, cache_dir=cache_dir,
-                  progress=progress)
+                  progress=progress, load=load_point)
     return _derived(frame, "btree")[list(COLUMNS)]
 
 

@@ -35,7 +35,8 @@ from ..schema import Schema
 from ..table import RowLayout
 from .distributions import DIGITS, TextStream, nurand
 from .driver import Driver, WorkloadResult
-from .setup import RunSetup
+from .loaded import LoadedData, freeze, load_driver, load_key, reopen
+from .setup import DataSetup, RunSetup
 
 DISTRICTS = 10  # districts per warehouse (clause 1.2)
 SPEC_CUSTOMERS = 3000  # customers per district in the standard
@@ -126,16 +127,62 @@ def tpcc(setup: RunSetup, warehouses: int | None = None, transactions: int | Non
     tpmC). The cache and LSM sizes scale from the setup's reference, by default the scale's
     (``minidb.scales.TPCC``); the cores default to seed 001's server (``CORES``). ``setup`` as ``insert_benchmark``'s.
     """
-    seed = setup.data.seed
-    size = scales.tpcc(setup.data.scale)
-    warehouses = size.warehouses if warehouses is None else int(warehouses)
-    transactions = size.transactions if transactions is None else int(transactions)
+    transactions = _transactions(setup.data.scale, transactions)
+    pop, rng = _population(setup.data, warehouses)
+    drv = Driver.sized(setup, _db_bytes(pop), scales.tpcc(setup.data.scale).reference, setup.host(CORES))
+    tables = _populate(drv, pop, rng)
+    return _measure(drv, tables, pop, rng, transactions)
+
+
+def load_tpcc(data: DataSetup, warehouses: int | None = None) -> LoadedData:
+    """Load ``warehouses`` warehouses (default: the scale's) as ``tpcc`` does, once, for ``tpcc_from`` to measure
+    many times (``minidb.workloads.loaded``)."""
+    pop, rng = _population(data, warehouses)
+    reference = scales.tpcc(data.scale).reference
+    drv = load_driver(data, _db_bytes(pop), reference, RunSetup(data).host(CORES))
+    _populate(drv, pop, rng)
+    return freeze(drv, "tpcc", {"warehouses": pop.warehouses}, _db_bytes(pop), reference, (pop, rng))
+
+
+def tpcc_load_key(data: DataSetup, warehouses: int | None = None) -> str:
+    """The ``load_key`` of ``load_tpcc(data, warehouses)``, without loading."""
+    pop, _ = _population(data, warehouses)
+    return load_key("tpcc", data, {"warehouses": pop.warehouses}, _db_bytes(pop), data.reference
+                    or scales.tpcc(data.scale).reference)
+
+
+def tpcc_from(loaded: LoadedData, setup: RunSetup, transactions: int | None = None) -> WorkloadResult:
+    """Run ``transactions`` New-Order and Payment transactions (default: the scale's) on a copy of ``loaded``,
+    reopened with ``setup``'s cache, device model, clients and server; the same transactions ``tpcc`` would run
+    after the same load."""
+    if loaded.workload != "tpcc":
+        raise ValueError(f"tpcc_from needs a TPC-C load, got a {loaded.workload!r} one")
+    pop, rng = loaded.run_state()
+    drv = reopen(loaded, setup, setup.host(CORES))
+    tables = {name: drv.table(s) for name, s in SCHEMAS.items()}
+    return _measure(drv, tables, pop, rng, _transactions(loaded.data.scale, transactions))
+
+
+def _population(data: DataSetup, warehouses: int | None) -> tuple[Population, np.random.Generator]:
+    """The population of ``warehouses`` warehouses (default: the scale's) and the run's random generator."""
+    size = scales.tpcc(data.scale)
+    rng = np.random.default_rng(data.seed)
+    pop = Population(size.warehouses if warehouses is None else int(warehouses), size.items,
+                     size.customers_per_district, rng)
+    return pop, rng
+
+
+def _transactions(scale: str | None, transactions: int | None) -> int:
+    """``transactions``, or the scale's; ValueError below 1."""
+    transactions = scales.tpcc(scale).transactions if transactions is None else int(transactions)
     if transactions < 1:
         raise ValueError(f"tpcc needs transactions >= 1, got {transactions}")
-    rng = np.random.default_rng(seed)
-    pop = Population(warehouses, size.items, size.customers_per_district, rng)
-    drv = Driver.sized(setup, _db_bytes(pop), size.reference, setup.host(CORES))
-    tables = _populate(drv, pop, rng)
+    return transactions
+
+
+def _measure(drv: Driver, tables: dict, pop: Population, rng: np.random.Generator,
+             transactions: int) -> WorkloadResult:
+    """Run and measure ``transactions`` transactions on the loaded ``tables``."""
     txns = _Transactions(drv, tables, pop, rng)
     kinds = rng.random(transactions) < NEW_ORDER_SHARE
     drv.start_measuring()
@@ -145,7 +192,7 @@ def tpcc(setup: RunSetup, warehouses: int | None = None, transactions: int | Non
             for new_order in chunk:
                 txns.new_order() if new_order else txns.payment()
     return drv.result("tpcc", ops=transactions,
-                      params=dict(warehouses=warehouses, transactions=transactions, items=pop.items,
+                      params=dict(warehouses=pop.warehouses, transactions=transactions, items=pop.items,
                                   customers_per_district=pop.customers),
                       rates={"new_orders": txns.new_orders}, extra={"rollbacks": txns.rollbacks})
 
