@@ -22,6 +22,10 @@ model of the other chapters, and the chapter says where that matters.
 **The server.** Every transaction pays the calibrated server's CPU per statement and per row (``minidb.sim.server``,
 fitted to this post's CPU use at its largest memory: ``minidb.experiments.calibration``) on 56 cores, with 56
 clients (``CLIENTS``) and the post's binlog (``BINLOG``).
+
+**One load per engine.** As the post's sweep ran on one loaded database, each engine's database is loaded once
+(``load_point``) and every memory measures a copy of it (``minidb.workloads.loaded``), reopened with its own cache:
+the run starts from a closed database with a cold cache, without the post's warm-up.
 """
 
 from __future__ import annotations

@@ -15,6 +15,10 @@ volume's bandwidth cap (io1 500 MB/s, gp2 160 MB/s, from a reader's comment on t
 in units of up to 256 KiB. The yearly cost of a run is the post's instance price plus the volume's (both from the post's table), and
 ``usd_per_year_per_ktps`` divides it by the thousands of transactions per second. Our rates are a model, so the
 chart compares throughput as a share of the B+tree's on the largest io1 volume, the post's as a share of InnoDB's.
+
+**One load per engine.** Each engine's database is loaded once (``load_point``) and every volume measures a copy
+of it (``minidb.workloads.loaded``), reopened on that volume's model: the run starts from a closed database with a
+cold cache, without the post's warm-up.
 """
 
 from __future__ import annotations

@@ -4,19 +4,26 @@ A sweep measures one database at many points (cache sizes, device models, client
 (``DataSetup``) and the workload's load counts shape what the load writes; the rest of a ``RunSetup`` matters only
 to the measured run. So a workload splits in two:
 
-* ``load_*(data, ...)`` loads the database once, under ``LOAD_SETUP``'s fixed cache and device (the load's timing is
-  never reported), closes the engine, and returns a ``LoadedData``: the ``DeviceImage`` of its files and the
+* ``load_*(data, ...)`` loads the database once, under one fixed setup (``load_driver``: the reference's cache,
+  the ``LOAD_DEVICE`` model, no server costs; the load's timing is never reported), closes the engine, and returns a ``LoadedData``: the ``DeviceImage`` of its files and the
   workload's state at the end of the load (its random generator, population and counters), so that the run draws
   the same operations it would have drawn right after loading;
 * ``*_from(loaded, setup, ...)`` opens the engine on a copy of the image with the point's own cache, device model,
   clients and server (``reopen``), and measures the run.
 
 What a point measures, compared with loading in the same process: the run starts from a closed database, as a
-benchmark run after a server restart does: nothing of the load is left to flush, the cache starts cold (``reopen``
-warms it as the workload's runner says), and the counts start at zero. Every point of a sweep measures the same
-bytes, whatever its cache or device, as the posts' sweeps ran on one loaded database.
+benchmark run after a server restart does. Nothing of the load is left to flush (the LSM's close flushed its
+memtables and finished its compactions, the B+tree's wrote back its dirty pages), so the run's writes are its own;
+the counts start at zero on the new device. Every point of a sweep measures the same bytes, whatever its cache or
+device, as the posts' sweeps ran on one loaded database.
 
-``key()`` names what shaped the load (the workload, the engine and its options, the sizes that are not the cache,
+**No warm-up.** The cache starts cold and the run is measured from its first transaction. Seed 001 ran each point for
+3,600 seconds and left out the first 2,000 as warm-up; a warm-up in that proportion would cost more than loading
+once saves. A cold start costs one read of each page a run touches first, which shows only where the cache would
+otherwise hold everything: the first reads of the data. (Loading in the same process had left the cache holding
+whatever the load wrote last: all of the data with a cache larger than it, which no server has after a restart.)
+
+``load_key`` names what shaped the load (the workload, the engine and its options, the sizes that are not the cache,
 the scale, the seed and the load counts): two sweeps whose loads have equal keys share one image.
 """
 

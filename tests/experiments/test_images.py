@@ -102,12 +102,20 @@ def test_a_damaged_image_is_detected_and_rebuilt(tmp_path, damage, message):
 
 def test_a_stale_image_is_detected_and_rebuilt(tmp_path, monkeypatch):
     run(tmp_path, [1])
-    monkeypatch.setattr(images, "stamp", lambda: "0.0+another-commit")  # the code changed since it was made
+    monkeypatch.setattr(images, "source_fingerprint", lambda: "another-commit")  # the code changed since then
     with pytest.raises(ImageError, match="stale"):
         images.read(image(tmp_path), "toy-100")
     run(tmp_path, [2])
     assert MADE == [100, 100]
     assert images.read(image(tmp_path), "toy-100") == {"base": 100}
+
+
+def test_an_image_of_another_minidb_version_is_stale(tmp_path, monkeypatch):
+    run(tmp_path, [1])
+    monkeypatch.setattr(images, "__version__", "0.0.1")
+    assert not images.usable(image(tmp_path), "toy-100")
+    run(tmp_path, [2])
+    assert MADE == [100, 100]
 
 
 def test_an_image_of_another_load_is_never_used(tmp_path):
