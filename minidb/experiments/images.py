@@ -108,15 +108,18 @@ def usable(where: Path, key: str) -> bool:
 
 def get(load: Load, root: Path | None) -> LoadedData:
     """``load``'s database: read from the sweep cache at ``root`` if its image is usable, else loaded (and stored
-    there, replacing a corrupt or stale image; ``root`` None keeps nothing)."""
+    there if it can be, replacing a corrupt or stale image; ``root`` None keeps nothing)."""
     if root is not None:
         try:
             return read(path(root, load.key), load.key)
-        except (FileNotFoundError, ImageError):
+        except (OSError, ImageError):  # none, unreadable, damaged or stale: load again
             pass
     loaded = load.make()
     if root is not None:
-        write(path(root, load.key), load.key, loaded)
+        try:
+            write(path(root, load.key), load.key, loaded)
+        except OSError:  # a cache this process cannot write to (a worker on another machine): keep nothing
+            pass
     return loaded
 
 

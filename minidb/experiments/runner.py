@@ -33,7 +33,7 @@ import hashlib
 import itertools
 import json
 import os
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
@@ -166,7 +166,8 @@ def _calls(func: Callable, todo: list[dict], load: Callable | None, root: Path |
         made = {key: ld.make() for key, ld in needed.items()}
         return [functools.partial(func, **params, loaded=made[ld.key]) for params, ld in zip(todo, loads)]
     missing = [ld for key, ld in needed.items() if not images.usable(images.path(root, key), key)]
-    if pool is None or len(missing) <= 1:
+    # Images are made where the cache is: by this machine's workers, or here when the points run elsewhere (Dask).
+    if not isinstance(pool, (ProcessPoolExecutor, ThreadPoolExecutor)) or len(missing) <= 1:
         for ld in missing:
             images.make(ld, root)
     else:

@@ -3,6 +3,7 @@ used."""
 
 import functools
 import os
+from concurrent.futures import Executor, ThreadPoolExecutor
 
 import pytest
 
@@ -146,3 +147,30 @@ def test_f3_measures_the_same_from_a_rebuilt_image(tmp_path):
     again = f3.run("tiny", memory_gb=(5, 100), cache_dir=tmp_path, progress=False)
     assert again.equals(first)
     assert all(images.usable(p, p.stem) for p in (tmp_path / images.FOLDER).iterdir())
+
+
+def test_a_cache_that_cannot_be_written_still_gives_the_load(tmp_path):
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the cache would be")
+    assert images.get(load_of(1, 100), blocked) == {"base": 100}
+
+
+class ElsewhereExecutor(Executor):
+    """An executor of another library (as Dask's): its workers may not share this machine's disk."""
+
+    def __init__(self):
+        self.pool = ThreadPoolExecutor(2)
+        self.submitted = []
+
+    def submit(self, fn, *args, **kwargs):
+        self.submitted.append(fn)
+        return self.pool.submit(fn, *args, **kwargs)
+
+
+def test_with_a_foreign_executor_images_are_made_here_and_points_run_there(tmp_path):
+    pool = ElsewhereExecutor()
+    df = sweep(point, {"x": [1, 2], "base": [100, 200]}, cache_dir=tmp_path, executor=pool, progress=False,
+               load=load_of)
+    assert df.value.tolist() == [101, 201, 102, 202] and sorted(MADE) == [100, 200]
+    assert len(pool.submitted) == 4  # the points only
+    pool.pool.shutdown()
