@@ -4,10 +4,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 PYX := $(shell find minidb -name '*.pyx' -o -name '*.pxd')
+# A students' copy (minidb release) also has csrc/: C generated from the engine modules that answer an exercise.
+CSRC := $(shell find csrc -name '*.c' 2>/dev/null)
 BUILT := $(VENV)/.built
 SCALE ?= small
 
-.PHONY: install build test book bench clean lab
+.PHONY: install build test book bench clean lab notebooks
 
 install: $(INSTALLED)
 
@@ -20,10 +22,10 @@ $(INSTALLED): pyproject.toml setup.py
 	MINIDB_EXTENSIONS=0 $(PY) -m pip install --quiet -e ".[$(EXTRAS)]"  # the extensions are compiled by `make build`
 	touch $@
 
-# The Cython extensions, compiled in place; rebuilt only when a .pyx or .pxd changes.
+# The Cython extensions, compiled in place; rebuilt only when a .pyx, a .pxd or a C file of csrc/ changes.
 build: $(BUILT)
 
-$(BUILT): $(INSTALLED) $(PYX)
+$(BUILT): $(INSTALLED) $(PYX) $(CSRC)
 	$(PY) setup.py --quiet build_ext --inplace -j 2
 	touch $@
 
@@ -43,10 +45,14 @@ book: build
 	MINIDB_CACHE=$(CURDIR)/.minidb-cache $(VENV)/bin/minidb claims --scale $(SCALE)
 	@echo "The book is at book/_build/html/index.html"
 
-# JupyterLab on the exercises, each notebook also written as .ipynb (from its MyST source) for one-click opening.
-lab: build
+# JupyterLab on the exercises. Each notebook that has no .ipynb yet gets one, written from its MyST source for
+# one-click opening; an .ipynb that exists is the student's work and is never written over. The venv's commands
+# (minidb, pytest) are on the PATH of the terminals opened in JupyterLab.
+lab: notebooks
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/jupyter lab exercises
+
+notebooks: build
 	$(PY) -m minidb.grading.release --notebooks exercises
-	$(VENV)/bin/jupyter lab exercises
 
 bench: build
 	$(PY) -m benchmarks

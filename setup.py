@@ -1,7 +1,13 @@
-"""Build the Cython extensions: every ``minidb/**/*.pyx`` becomes a module of the same dotted name.
+"""Build the C extensions: every ``minidb/**/*.pyx`` becomes a module of the same dotted name, and so does every
+``csrc/minidb/**/*.c``.
 
-Release builds turn bounds and wrap-around checks off and compile with -O3; set ``MINIDB_CYTHON_DEBUG=1`` to
-turn the checks back on while developing an extension.
+``csrc/`` exists only in a students' copy (``minidb release``): it holds, as C that Cython generated without the
+source, the engine modules whose code answers an exercise. They are compiled here like the rest, on the student's
+own machine, so the copy works wherever a C compiler does.
+
+Release builds turn bounds and wrap-around checks off and compile with -O3 (the directives are pyproject.toml's
+``[tool.minidb.cython-directives]``); set ``MINIDB_CYTHON_DEBUG=1`` to turn the checks back on while developing an
+extension.
 
 ``make install`` sets ``MINIDB_EXTENSIONS=0`` for pip's editable install, which then only links the package; ``make
 build`` compiles the extensions in place, several at a time. Left to pip, every extension would be compiled twice,
@@ -11,12 +17,13 @@ An installed (non-editable) minidb finds no data/ beside it: the build copies th
 tables the experiments load, with their sources) into the package as ``minidb/published_data/`` (``minidb.data``).
 
 A wheel built from a checkout where ``make build`` has run (``minidb autograder --wheel``) takes each extension
-compiled in place, when it is there for this Python and newer than every Cython source and this file, rather than
-compiling it again; anything else is compiled, one job per core.
+compiled in place, when it is there for this Python and newer than every source (Cython's and csrc/'s) and this
+file, rather than compiling it again; anything else is compiled, one job per core.
 """
 
 import os
 import shutil
+import tomllib
 from pathlib import Path
 
 from Cython.Build import cythonize
@@ -24,19 +31,40 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 
+ROOT = Path(__file__).parent
 DEBUG = os.environ.get("MINIDB_CYTHON_DEBUG") == "1"
 EXTENSIONS = os.environ.get("MINIDB_EXTENSIONS", "1") != "0"
+COMPILED_ONLY = "csrc"  # the C of modules shipped without their source (a students' copy)
+CHECKS = ("boundscheck", "wraparound", "initializedcheck")  # what MINIDB_CYTHON_DEBUG=1 turns on
+
+
+def directives():
+    """Cython's directives for the .pyx modules: pyproject.toml's, with the checks on under MINIDB_CYTHON_DEBUG."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    chosen = dict(config["tool"]["minidb"]["cython-directives"])
+    return {**chosen, **({name: True for name in CHECKS} if DEBUG else {})}
+
+
+def extension(name, source):
+    """The extension module ``name`` built from ``source`` (a path relative to the root)."""
+    return Extension(name, [source], extra_compile_args=["-O3"])
 
 
 def extensions():
-    """One Extension per .pyx file under minidb/, named by its path."""
-    root = Path(__file__).parent
-    mods = []
-    for pyx in sorted(root.glob("minidb/**/*.pyx")):
-        rel = pyx.relative_to(root)
-        name = ".".join(rel.with_suffix("").parts)
-        mods.append(Extension(name, [str(rel)], extra_compile_args=["-O3"]))
-    return mods
+    """One Extension per .pyx file under minidb/, named by its path, cythonized."""
+    pyx = [
+        extension(".".join(p.relative_to(ROOT).with_suffix("").parts), p.relative_to(ROOT).as_posix())
+        for p in sorted(ROOT.glob("minidb/**/*.pyx"))
+    ]
+    return cythonize(pyx, language_level=3, compiler_directives=directives(), quiet=True) if pyx else []
+
+
+def compiled_only():
+    """One Extension per C file under csrc/ (a students' copy), named by its path below csrc/."""
+    return [
+        extension(".".join(c.relative_to(ROOT / COMPILED_ONLY).with_suffix("").parts), c.relative_to(ROOT).as_posix())
+        for c in sorted(ROOT.glob(f"{COMPILED_ONLY}/minidb/**/*.c"))
+    ]
 
 
 class BuildExt(build_ext):
@@ -48,7 +76,7 @@ class BuildExt(build_ext):
             self.parallel = os.cpu_count() or 1
 
     def build_extension(self, ext):
-        in_place = Path(__file__).parent / self.get_ext_filename(ext.name)
+        in_place = ROOT / self.get_ext_filename(ext.name)
         if not self.inplace and in_place.is_file() and in_place.stat().st_mtime >= newest_source():
             target = Path(self.get_ext_fullpath(ext.name))
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -63,29 +91,17 @@ class BuildPy(build_py):
     def run(self):
         super().run()
         if not self.editable_mode:
-            shutil.copytree(Path(__file__).parent / "data", Path(self.build_lib) / "minidb" / "published_data",
-                            dirs_exist_ok=True)
+            shutil.copytree(ROOT / "data", Path(self.build_lib) / "minidb" / "published_data", dirs_exist_ok=True)
 
 
 def newest_source():
-    """The modification time of the newest Cython source (.pyx, .pxd) or of this file."""
-    root = Path(__file__).parent
-    sources = [*root.glob("minidb/**/*.pyx"), *root.glob("minidb/**/*.pxd"), Path(__file__)]
+    """The modification time of the newest source of an extension (.pyx, .pxd, csrc/'s C) or of this file."""
+    sources = [*ROOT.glob("minidb/**/*.pyx"), *ROOT.glob("minidb/**/*.pxd"), *ROOT.glob(f"{COMPILED_ONLY}/**/*.c"),
+               Path(__file__)]
     return max(p.stat().st_mtime for p in sources)
 
 
 setup(
     cmdclass={"build_ext": BuildExt, "build_py": BuildPy},
-    ext_modules=[] if not EXTENSIONS else cythonize(
-        extensions(),
-        language_level=3,
-        compiler_directives={
-            "boundscheck": DEBUG,
-            "wraparound": DEBUG,
-            "initializedcheck": DEBUG,
-            "cdivision": True,
-            "embedsignature": True,
-        },
-        quiet=True,
-    ),
+    ext_modules=extensions() + compiled_only() if EXTENSIONS else [],
 )

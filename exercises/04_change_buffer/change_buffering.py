@@ -13,7 +13,8 @@ A change is ``("put", key, value)`` or ``("delete", key, None)``; a leaf's recor
 order (keys compare as Python compares bytes). The notebook ``change_buffering.md`` walks you through it;
 ``pytest exercises/04_change_buffer`` grades your work, on its own, then inside the engine:
 ``minidb.btree.open_btree(device, change_buffer_policy=ChangeBufferPolicy())`` (the engine's plug point, whose
-contract minidb/btree/change_buffer_policy.py states).
+contract the docstrings below state: minidb/btree/change_buffer_policy.py holds the engine's own policy, this
+exercise's answer, and your copy of the course has it compiled only).
 """
 
 from __future__ import annotations

@@ -22,7 +22,8 @@ offset   size  field
 
 The notebook ``torn_pages.md`` walks you through it; ``pytest exercises/05_doublewrite`` grades your work, on its own,
 then inside the engine crashed at many points: ``minidb.btree.open_btree(device, torn_page_repair=TornPageRepair())``
-(the engine's plug point, whose contract minidb/btree/torn_page_repair.py states).
+(the engine's plug point, whose contract the docstrings below state: minidb/btree/torn_page_repair.py holds the
+engine's own repair, this exercise's answer, and your copy of the course has it compiled only).
 """
 
 from __future__ import annotations

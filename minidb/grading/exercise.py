@@ -7,6 +7,11 @@ provide::
 
     title = "Bloom filter"
     module = "bloom"        # a submission provides bloom.py (or a package bloom/); the stub is bloom.py here
+    answered_by = ["minidb/lsm/bloom.pyx"]  # the engine's own code that answers it (optional)
+
+``answered_by`` lists the engine modules (paths from the project's root) whose code is an answer to the exercise:
+the engine's own version of the part the student writes. A students' copy (``minidb release``) has them compiled
+only (``compiled_answers.py``), so the engine and the book work as ever but the answer cannot be read.
 
 The number ``NN`` comes from the folder name, so it is written in one place only. Only ``exercise.toml`` makes a
 folder an exercise: a student's copy renamed by a browser download (``01_bloom (1)``, ``01_bloom-mine``) still works.
@@ -17,7 +22,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 CONFIG = "exercise.toml"  # the file that marks a folder as an exercise
 NUMBER = re.compile(r"^(\d+)")  # the exercise number: the folder name's leading digits
@@ -31,6 +36,7 @@ class Exercise:
     number: str  # "01": the folder name's leading digits ("" if it has none)
     title: str  # shown in tables and notebooks
     module: str  # the module a submission provides: <module>.py or a package <module>/
+    answered_by: tuple[str, ...] = ()  # engine modules (paths from the project root) whose code answers it
 
     @property
     def stub(self) -> Path:
@@ -54,15 +60,29 @@ def load_exercise(folder: str | Path) -> Exercise:
         raise ValueError(f"exercise folder {folder} has no {CONFIG}") from None
     except tomllib.TOMLDecodeError as e:
         raise ValueError(f"{config_path}: not valid TOML: {e}") from None
-    unknown = set(config) - {"title", "module"}
+    unknown = set(config) - {"title", "module", "answered_by"}
     if unknown:
-        raise ValueError(f"{config_path}: unknown keys {sorted(unknown)} (expected title and module)")
+        raise ValueError(f"{config_path}: unknown keys {sorted(unknown)} (expected title, module, answered_by)")
     title, module = config.get("title"), config.get("module")
     if not isinstance(title, str) or not title.strip():
         raise ValueError(f"{config_path}: 'title' must be a non-empty string, got {title!r}")
     if not isinstance(module, str) or not module.isidentifier():
         raise ValueError(f"{config_path}: 'module' must be a Python module name, got {module!r}")
-    return Exercise(folder=folder, number=match.group(1) if match else "", title=title, module=module)
+    answered_by = config.get("answered_by", [])
+    if not (isinstance(answered_by, list) and all(_engine_module(path) for path in answered_by)):
+        raise ValueError(f"{config_path}: 'answered_by' must be a list of paths of the engine's .py or .pyx "
+                         f"modules such as \"minidb/lsm/bloom.pyx\", got {answered_by!r}")
+    return Exercise(folder=folder, number=match.group(1) if match else "", title=title, module=module,
+                    answered_by=tuple(answered_by))
+
+
+def _engine_module(path) -> bool:
+    """Whether ``path`` names a module of the package: ``minidb/...`` ending in .py or .pyx, relative, no ``..``."""
+    if not isinstance(path, str):
+        return False
+    parts = PurePosixPath(path).parts
+    return (len(parts) >= 2 and parts[0] == "minidb" and ".." not in parts and path.endswith((".py", ".pyx"))
+            and not path.endswith("__init__.py"))
 
 
 def exercise_of(path: str | Path) -> Exercise | None:
@@ -95,6 +115,29 @@ def find_exercise(root: str | Path, number: str) -> Exercise:
             return exercise
     known = ", ".join(e.folder.name for e in exercises) or "none"
     raise ValueError(f"no exercise {number!r} in {Path(root).resolve()} (exercises there: {known})")
+
+
+def find_root(start: str | Path) -> Path:
+    """The exercises folder around ``start``: ``start`` or the nearest folder above it that holds exercises, or that
+    has an ``exercises/`` folder holding them (the course's root); else ``default_root()``. So a command finds the
+    exercises from anywhere in the course's folder."""
+    for folder in [Path(start).resolve(), *Path(start).resolve().parents]:
+        for candidate in (folder / "exercises", folder):
+            if any(candidate.glob(f"*/{CONFIG}")):
+                return candidate
+    return default_root()
+
+
+def named_exercise(exercise: str | None, exercises_dir: Path | None) -> Exercise:
+    """The exercise a student names on a command line: a folder or a number under the exercises around them
+    (``exercises_dir`` if given), or, when they name none, the exercise whose folder they are in; ValueError saying
+    what to do otherwise."""
+    if exercise is None:
+        here = exercise_of(Path.cwd() / "_")
+        if here is None:
+            raise ValueError("name the exercise (minidb check 01), or run the command inside an exercise's folder")
+        return here
+    return find_exercise(exercises_dir or find_root(Path.cwd()), exercise)
 
 
 def default_root() -> Path:

@@ -31,6 +31,8 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,12 +41,14 @@ from .exercise import Exercise
 from .gradescope import read_results
 from .isolation import UNSAFE_FLAG
 from .limits import UID_BASE, kill_user, remove_files
+from .release import HIDDEN_TESTS
 from .submissions import Submission
 from .timelimit import DEFAULT_SUBMISSION_TIMEOUT, DEFAULT_TEST_TIMEOUT
 
 OUTPUT_TAIL = 300  # characters of a failed run's output kept as the reason
 OUTPUT_READ = 64 << 10  # bytes of a run's output ever read back: a flood of output stays on disk
-COPY_IGNORE = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", "*.ipynb", ".pytest_cache")
+COPY_IGNORED = ("__pycache__", ".ipynb_checkpoints", "*.ipynb", ".pytest_cache")  # never copied from an exercise
+WAIT_STEP = 0.2  # seconds between a waiting run's calls to its ``waiting``
 PYTEST_INI = "[pytest]\n# The grader's own configuration: nothing from a submission or a folder above configures the run.\n"
 
 
@@ -79,27 +83,32 @@ class GradedTests:
         return sum(self.points.values())
 
 
-def pytest_command(folder: Path, student: Path, results: Path, test_timeout: float, unsafe: bool = False) -> list[str]:
-    """The command that grades ``student`` on the exercise copy in ``folder`` (sandboxed) and writes ``results``;
-    the configuration is ``pytest.ini`` beside ``folder``, its root ``folder``'s parent (``private_copy``)."""
+def pytest_command(folder: Path, student: Path, results: Path, test_timeout: float, unsafe: bool = False,
+                   events: Path | None = None) -> list[str]:
+    """The command that grades ``student`` on the exercise copy in ``folder`` (sandboxed) and writes ``results``
+    (and each test's start and end to ``events``, if given); the configuration is ``pytest.ini`` beside ``folder``,
+    its root ``folder``'s parent (``private_copy``)."""
     return [
         sys.executable, "-I", "-B", "-m", "pytest", str(folder), "-c", str(folder.parent / "pytest.ini"),
         "--rootdir", str(folder.parent), *plugin_args(), "--sandbox", *([UNSAFE_FLAG] if unsafe else []),
         "--student", str(student), "--gradescope-json", str(results), "--grading-timeout", f"{test_timeout:g}",
+        *(["--grading-events", str(events)] if events is not None else []),
         "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
     ]
 
 
-def run_pytest(command: list[str], cwd: Path, timeout: float) -> tuple[int | None, str]:
+def run_pytest(command: list[str], cwd: Path, timeout: float,
+               waiting: Callable[[], None] | None = None) -> tuple[int | None, str]:
     """Run ``command`` in ``cwd``: (exit code, or None if it ran past ``timeout`` seconds and was killed; the end
-    of its output). As root, whatever the run's sandboxes left (processes, files in shared folders) goes too."""
+    of its output); ``waiting`` is called every fraction of a second while it runs. As root, whatever the run's
+    sandboxes left (processes, files in shared folders) goes too."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")}
     with tempfile.TemporaryFile() as output:
         # A session of its own, so a timeout kills the whole process group.
         proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=output,
                                 stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            code = proc.wait(timeout=timeout)
+            code = _wait(proc, timeout, waiting)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
@@ -112,11 +121,27 @@ def run_pytest(command: list[str], cwd: Path, timeout: float) -> tuple[int | Non
         return code, output.read().decode("utf-8", "replace")
 
 
-def private_copy(exercise: Exercise, dest: Path) -> Path:
-    """Copy the exercise folder (hidden tests included) into ``dest``, with the grader's ``pytest.ini`` beside it;
-    the copy's folder."""
+def _wait(proc: subprocess.Popen, timeout: float, waiting: Callable[[], None] | None) -> int:
+    """``proc``'s exit code, calling ``waiting`` every ``WAIT_STEP`` seconds meanwhile; TimeoutExpired after
+    ``timeout`` seconds."""
+    if waiting is None:
+        return proc.wait(timeout=timeout)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return proc.wait(timeout=min(WAIT_STEP, max(deadline - time.monotonic(), 0.0)))
+        except subprocess.TimeoutExpired:
+            if time.monotonic() >= deadline:
+                raise
+            waiting()
+
+
+def private_copy(exercise: Exercise, dest: Path, public_only: bool = False) -> Path:
+    """Copy the exercise folder (hidden tests included, unless ``public_only``) into ``dest``, with the grader's
+    ``pytest.ini`` beside it; the copy's folder."""
     folder = dest / exercise.folder.name
-    shutil.copytree(exercise.folder, folder, ignore=COPY_IGNORE)
+    ignore = shutil.ignore_patterns(*COPY_IGNORED, *([HIDDEN_TESTS] if public_only else []))
+    shutil.copytree(exercise.folder, folder, ignore=ignore)
     (dest / "pytest.ini").write_text(PYTEST_INI, encoding="utf-8")
     return folder
 
@@ -129,10 +154,15 @@ def grade_submission(
     submission_timeout: float = DEFAULT_SUBMISSION_TIMEOUT,
     results_dir: Path | None = None,
     unsafe: bool = False,
+    events: Path | None = None,
+    waiting: Callable[[], None] | None = None,
+    public_only: bool = False,
 ) -> Grade:
     """Grade one submission in its own pytest process and sandbox; a submission that cannot be graded gets zero and
     why. ``unsafe``: grade even where sandboxes cannot be confined (``isolation.py``); otherwise the run refuses
-    there, and every test scores zero with that reason."""
+    there, and every test scores zero with that reason. ``minidb check`` also passes ``events`` (a file each test's
+    start and end is appended to as it happens), ``waiting`` (called every fraction of a second) and
+    ``public_only`` (the hidden tests left out)."""
     grade = Grade(submission.student, {name: 0.0 for name in tests.points}, 0.0, tests.max_score)
     with tempfile.TemporaryDirectory(prefix="minidb-grade-") as tmp:
         tmp = Path(tmp)  # mode 0700: neither the sandbox's user nor other users may enter
@@ -142,9 +172,9 @@ def grade_submission(
             grade.error = str(e)
             return grade
         results_path = tmp / "results" / "results.json"
-        folder = private_copy(exercise, tmp / "exercise")
-        code, output = run_pytest(pytest_command(folder, student, results_path, test_timeout, unsafe),
-                                  folder.parent, submission_timeout)
+        folder = private_copy(exercise, tmp / "exercise", public_only)
+        code, output = run_pytest(pytest_command(folder, student, results_path, test_timeout, unsafe, events),
+                                  folder.parent, submission_timeout, waiting)
         if code is None:
             grade.error = f"grading stopped after {submission_timeout:g} s (an infinite loop?)"
             return grade

@@ -20,6 +20,14 @@ test collected the plugin does nothing, so it can stay active for every pytest r
 ``--grading-timeout SECONDS``
     Each graded test (its setup, where the submission is imported, and its call) gets this much wall-clock time;
     past it, the test fails as "timeout" and the run goes on. 0 turns the limit off.
+``--grading-events PATH``
+    Append a JSON line to PATH when a graded test starts (``{"event": "start", "name", "limit"}``) and when it is
+    over (``{"event": "end"}`` and the test's entry as results.json will hold it), so that a program running the
+    tests (``minidb check``) can show each result as it comes and say which test is running.
+
+A failure that passed through the student's code carries a note, ``in your code:``, listing the lines of their
+files it went through (``student.your_code``): where their code raised, or where it was looping when its time was
+up. In a sandbox the sandbox writes that note.
 
 Grade one submission::
 
@@ -28,6 +36,7 @@ Grade one submission::
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from types import ModuleType
@@ -35,12 +44,12 @@ from types import ModuleType
 import pytest
 
 from .exercise import Exercise, exercise_of
-from .gradebook import TIMED_OUT, Gradebook, fmt
-from .gradescope import write_results
+from .gradebook import PASSED, TIMED_OUT, Gradebook, TestGrade, fmt, short_name
+from .gradescope import WITHHELD, write_results
 from .isolation import UNSAFE_FLAG, confinement
 from .points import MARKERS, graded_test
 from .sandbox import ExposedHiddenTests, Sandbox, require_private_hidden_tests
-from .student import LoadedModule, SubmissionError, load, locate
+from .student import YOUR_CODE, LoadedModule, SubmissionError, load, locate, your_code
 from .timelimit import DEFAULT_TEST_TIMEOUT, GradingTimeout, enforceable, time_limit
 
 SESSION = "minidb-grading-session"  # the name the per-run GradingSession is registered under
@@ -60,6 +69,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--grading-timeout", type=float, default=DEFAULT_TEST_TIMEOUT, metavar="SECONDS",
         help=f"wall-clock limit per graded test, 0 for none (default {DEFAULT_TEST_TIMEOUT:g})",
     )
+    group.addoption("--grading-events", metavar="PATH",
+                    help="append a JSON line to PATH as each graded test starts and ends")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -91,6 +102,8 @@ class GradingSession:
             raise pytest.UsageError(f"--sandbox: {confinement().refusal()}")
         self.sandboxes: dict[Path, Sandbox] = {}  # by exercise folder, when sandboxed
         self.start = time.monotonic()
+        events = config.getoption("grading_events")
+        self.events = Path(events) if events else None  # where to append the tests' start and end, if asked
 
     # -- the module under test ---------------------------------------------------------------------------------
 
@@ -150,6 +163,8 @@ class GradingSession:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_setup(self, item: pytest.Item):
+        if item.get_closest_marker("points") is not None:
+            self._event({"event": "start", "name": short_name(item.nodeid), "limit": self.timeout})
         if not self._limited(item):
             return (yield)
         # One budget for setup and call together: importing a submission (in setup) counts against its test.
@@ -170,6 +185,8 @@ class GradingSession:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
+        if call.excinfo is not None:
+            self._note_your_code(item, call.excinfo.value)  # before the report is made: it shows the notes
         report = yield
         if call.excinfo is not None:
             chain = _exception_chain(call.excinfo.value)
@@ -183,11 +200,28 @@ class GradingSession:
 
     # -- the gradebook ------------------------------------------------------------------------------------------
 
+    def _note_your_code(self, item: pytest.Item, error: BaseException) -> None:
+        """Add the lines of the student's code that ``error`` passed through to it, as a note (see the docstring)."""
+        exercise = exercise_of(item.path)
+        loaded = self.loaded.get(exercise.folder) if exercise is not None else None
+        if loaded is None or any(str(n).startswith(YOUR_CODE) for n in getattr(error, "__notes__", ())):
+            return  # not the student's module (a sandbox notes its own errors), or noted already
+        note = your_code(error, loaded.folder)
+        if note is not None:
+            error.add_note(note)
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.book.record(report)
         for name, value in report.user_properties:
             if name == SUBMISSION_ERROR and value not in self.book.submission_errors:
                 self.book.submission_errors.append(value)
+        if report.when == "teardown" and report.nodeid in self.book.tests:
+            self._event({"event": "end", **_entry(self.book.tests[report.nodeid])})
+
+    def _event(self, event: dict) -> None:
+        if self.events is not None:
+            with self.events.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(event) + "\n")
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         self.book.record_collection(report)
@@ -207,6 +241,16 @@ class GradingSession:
             write("note: the per-test time limit is not enforced here (no SIGALRM, or not on the main thread)")
         if self.results_path is not None:
             write(f"Gradescope results written to {self.results_path}")
+
+
+def _entry(grade: TestGrade) -> dict:
+    """A graded test as results.json holds it (``gradescope.results``), with its outcome (passed, failed, error,
+    timeout...)."""
+    output = WITHHELD if grade.graded.hidden else "\n".join(
+        part for part in (grade.graded.description, grade.output.strip()) if part)
+    return {"name": grade.name, "score": grade.score, "max_score": grade.graded.points,
+            "status": "passed" if grade.outcome == PASSED else "failed", "output": output,
+            "visibility": grade.graded.visibility, "outcome": grade.outcome}
 
 
 def _exception_chain(error: BaseException) -> list[BaseException]:

@@ -4,8 +4,9 @@ The instructor's tree holds everything: the engine, the book, the exercises with
 tests (``test_*_hidden.py``) and, in ``exercises/solutions/``, the reference solutions.
 
 * ``build_release(root, out)`` copies the project's files into ``out`` minus what only instructors may have: the
-  solutions and the hidden tests. Every exercise notebook (MyST Markdown) also gets an ``.ipynb`` beside it, for
-  students whose tools do not read MyST.
+  solutions, the hidden tests, and the source of the engine modules that answer an exercise (its ``answered_by``),
+  which the copy holds as C only (``compiled_answers.py``). Every exercise notebook (MyST Markdown) also gets an
+  ``.ipynb`` beside it, for students whose tools do not read MyST.
 * ``build_autograder(root, exercise, zip_path)`` packs what Gradescope needs for one exercise: the engine's and the
   grader's source (installed by ``setup.sh`` with pyproject.toml's ``[grading]`` extra: no book, no Jupyter), that
   exercise with its hidden tests (no solution), ``setup.sh`` and ``run_autograder``.
@@ -24,6 +25,7 @@ import sys
 import zipfile
 from pathlib import Path, PurePosixPath
 
+from .compiled_answers import compile_answers, cython_version, pin_cython
 from .exercise import Exercise, discover
 
 HIDDEN_TESTS = "test_*_hidden.py"  # the files of hidden tests, instructors' only
@@ -120,31 +122,52 @@ def _fresh(out: Path) -> None:
 
 
 def write_notebooks(folder: Path) -> list[Path]:
-    """An ``.ipynb`` beside every MyST Markdown notebook in the exercise folders under ``folder``."""
+    """An ``.ipynb`` beside every MyST Markdown notebook in the exercise folders under ``folder`` that has none yet;
+    the notebooks written. One that exists is the student's work, and is never written over: to start a notebook
+    afresh, delete its ``.ipynb`` and run this again."""
     import jupytext
 
     written = []
     for exercise in discover(folder):
         for md in sorted(exercise.folder.glob("*.md")):
-            if md.read_text(encoding="utf-8").startswith("---\njupytext:"):
-                target = md.with_suffix(".ipynb")
+            target = md.with_suffix(".ipynb")
+            if md.read_text(encoding="utf-8").startswith("---\njupytext:") and not target.exists():
                 jupytext.write(jupytext.read(md), target)
                 written.append(target)
     return written
 
 
+def answer_modules(root: Path) -> list[str]:
+    """The engine modules of the project at ``root`` that answer an exercise (``answered_by``), each once; ValueError
+    naming the exercise if one is not in the project."""
+    modules: list[str] = []
+    for exercise in discover(root / "exercises"):
+        for module in exercise.answered_by:
+            if not (root / module).is_file():
+                raise ValueError(f"{exercise.folder / 'exercise.toml'}: answered_by names {module}, which is not in "
+                                 f"{root}")
+            if module not in modules:
+                modules.append(module)
+    return modules
+
+
 def build_release(root: Path, out: Path) -> list[PurePosixPath]:
     """Write the students' copy of the project at ``root`` into the new folder ``out``; the files written."""
     out = out.resolve()
+    answers = answer_modules(root)
     _fresh(out)
     files = [f for f in project_files(root, RELEASED) if not instructors_only(f)]
     _copy(root, files, out)
+    compiled = compile_answers(out, answers)
+    pyproject = out / "pyproject.toml"
+    pyproject.write_text(pin_cython(pyproject.read_text(encoding="utf-8"), cython_version()), encoding="utf-8")
     notebooks = write_notebooks(out / "exercises")
-    return files + [PurePosixPath(n.relative_to(out).as_posix()) for n in notebooks]
+    kept = [f for f in files if str(f) not in answers]
+    return kept + compiled + [PurePosixPath(n.relative_to(out).as_posix()) for n in notebooks]
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m minidb.grading.release --notebooks FOLDER``: write the exercises' .ipynb (``make lab``)."""
+    """``python -m minidb.grading.release --notebooks FOLDER``: write the exercises' missing .ipynb (``make lab``)."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m minidb.grading.release")

@@ -45,12 +45,15 @@ import builtins
 import functools
 import marshal
 import os
+import re
 import shlex
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import time
+import traceback
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -60,11 +63,15 @@ from . import jail
 from .isolation import confinement, jail_command
 from .limits import MARKER, Limits, kill_marked, kill_user, remove_files, sandbox_user
 from .safecopy import UnsafeSubmission, copy_submission
-from .student import SubmissionError
+from .student import FRAMES_SHOWN, NOT_THE_STUDENTS, YOUR_CODE, SubmissionError
 from .timelimit import GradingTimeout
 
 MAX_REPLY = 64 << 20  # bytes: a reply past this ends the sandbox (a submission returning a huge value)
 OUTPUT_TAIL = 2000  # bytes of the sandbox's own output kept to explain a crash
+MAX_SOURCE = 1 << 20  # bytes: a student's file larger than this is not read for a looping line
+STACK_WAIT = 1.0  # seconds the grader waits for a timed-out sandbox to print where it was
+STACK_READ = 64 << 10  # bytes of that output read: a stack is short, a flood of output is the student's
+FAULT_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<function>\S+)')  # faulthandler's lines
 _METHOD_TYPES = ("method", "function", "builtin_function_or_method", "method-wrapper")
 
 
@@ -156,6 +163,7 @@ class Sandbox:
         self.generation = 0  # bumped at each start: handles of an ended sandbox are refused
         self.proc: subprocess.Popen | None = None
         self.workdir: Path | None = None
+        self.home = ""  # the student's folder as the sandbox's Python names it (set by each start)
         self.uid = sandbox_user()
         self.jailed = self.uid is not None and confinement().namespaces  # in its own namespaces (jail.py)
         self.marker = os.urandom(8).hex()
@@ -194,6 +202,7 @@ class Sandbox:
             shutil.rmtree(self.workdir, ignore_errors=True)
             raise SubmissionError(str(e)) from None
         relative = self.source.relative_to(folder).as_posix()
+        self.home = jail.HOME if self.jailed else str(home)
         server = self.workdir / "sandbox_server.py"
         shutil.copyfile(wire.__file__, server)
         to_child, from_parent = os.pipe()
@@ -249,6 +258,37 @@ class Sandbox:
         self.output.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
         self.proc = None
+
+    def _where_running(self) -> str | None:
+        """Where the sandbox's code is now: ``in your code:`` and the frames of the student's files, innermost last,
+        from the stack ``faulthandler`` prints on SIGUSR1 (``sandbox_server.py``); None if none came in time."""
+        start = self.output.seek(0, os.SEEK_END)
+        try:
+            os.kill(self.proc.pid, signal.SIGUSR1)
+        except (ProcessLookupError, PermissionError):
+            return None
+        deadline, text = time.monotonic() + STACK_WAIT, ""
+        while time.monotonic() < deadline:  # the dump is written at once, but by another process: wait till it stops
+            time.sleep(0.02)
+            self.output.seek(start)
+            now = self.output.read(STACK_READ).decode("utf-8", "replace")
+            if now and now == text:
+                break
+            text = now
+        home, copy = f"{self.home}/", self.workdir / "submission"
+        frames = []
+        for found in reversed(list(FAULT_FRAME.finditer(text))):  # faulthandler prints the innermost first
+            if not found["file"].startswith(home):
+                continue
+            relative = found["file"][len(home):]
+            if any(Path(relative).match(name) for name in NOT_THE_STUDENTS):
+                continue
+            number = int(found["line"])
+            frames.append(traceback.FrameSummary(relative, number, found["function"],
+                                                 line=_line_of(copy, relative, number)))
+        if not frames:
+            return None
+        return YOUR_CODE + "\n" + "".join(traceback.format_list(frames[-FRAMES_SHOWN:])).rstrip()
 
     def _died(self) -> SubmissionCrashed:
         """The error for a sandbox that ended (or closed its side of the pipe) while a request waited; the sandbox
@@ -319,6 +359,9 @@ class Sandbox:
             with _no_alarm(drop=isinstance(e, GradingTimeout)):
                 if isinstance(e, GradingTimeout):
                     signal.setitimer(signal.ITIMER_REAL, 0)
+                    where = self._where_running()
+                    if where:
+                        e.add_note(where)
                 self._stop()
             raise
         if reply[0] == "ok":
@@ -349,6 +392,16 @@ class Sandbox:
         if handle not in self.remotes:  # one Remote per handle, so that `is` means what it means in the sandbox
             self.remotes[handle] = Remote(self, handle, value[2], self.generation)
         return self.remotes[handle]
+
+
+def _line_of(folder: Path, relative: str, number: int) -> str:
+    """Line ``number`` of the file ``relative`` in ``folder``, or "" if there is none. The sandbox wrote both names
+    (its output can say anything, its folder can hold links): nothing outside ``folder`` is read."""
+    path = (folder / relative).resolve()
+    if not path.is_relative_to(folder.resolve()) or not path.is_file() or path.stat().st_size > MAX_SOURCE:
+        return ""
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    return lines[number - 1].strip() if 0 < number <= len(lines) else ""
 
 
 def _exception(type_name: str, message: str, trace: str) -> Exception:

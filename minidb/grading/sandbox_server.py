@@ -17,10 +17,16 @@ Requests: ``(op, handle, name, args, kwargs)``, with handle 0 the module. Replie
 ``("err", exception type name, message, traceback of the student's code)``. A value is ``("v", plain)`` or
 ``("h", handle, type name)``; arguments are encoded the same way (plus ``("s", (start, stop, step))`` for a slice
 and ``("l" or "t", [values])`` for a list or tuple holding handles), so the grader can pass back a handle it got.
+
+When a test's time runs out, the grader sends ``SIGUSR1`` before it ends this process: ``faulthandler`` then prints
+where each thread was to this process's output (the grader reads the lines of the student's files from it), even in
+the middle of a loop that never returns to Python's own signal handling.
 """
 
+import faulthandler
 import marshal
 import os
+import signal
 import struct
 import sys
 import traceback
@@ -178,6 +184,7 @@ def load(module_name, source):
 
 def main():
     module_name, source, requests, replies = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    faulthandler.register(signal.SIGUSR1, all_threads=False)  # where the code was when its time ran out
     try:
         server = Server(load(module_name, source))
     except BaseException as e:  # noqa: BLE001 - a SystemExit at import is a submission error like any other

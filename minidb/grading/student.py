@@ -6,19 +6,25 @@ imported from that file under the name the exercise declares (``bloom``), so cod
 the tests see the same module, and a package's relative imports work.
 
 Everything that can go wrong with a submission before a test runs (no module, a syntax error, an import error, a
-call to ``sys.exit``) becomes a ``SubmissionError`` whose message is the reason shown in grades.
+call to ``sys.exit``) becomes a ``SubmissionError`` whose message is the reason shown in grades. Once it runs, an
+error that passed through the student's code is shown with the lines of their code it passed through
+(``your_code``): where it raised, or where it was looping when its time was up.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import sys
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
 # Folders an archive tool or an editor adds that never hold the submission.
 IGNORED_FOLDERS = {"__MACOSX", "__pycache__", ".ipynb_checkpoints", ".git", ".venv", "venv"}
+NOT_THE_STUDENTS = ("test_*.py", "conftest.py")  # files of an exercise folder that are the grader's, not the student's
+YOUR_CODE = "in your code:"  # the first line of the note that lists them (the sandbox's notes start so too)
+FRAMES_SHOWN = 5  # the innermost frames of the student's code a note lists: a deep recursion is not a wall of lines
 
 
 class SubmissionError(Exception):
@@ -58,12 +64,38 @@ def _candidates(folder: Path, module: str):
             yield path
 
 
+def your_code(error: BaseException, folder: Path) -> str | None:
+    """A note on ``error`` for the student: ``in your code:`` and the frames of its traceback (or of the errors it was
+    raised from or during) that ran a file of theirs under ``folder``, paths relative to it, innermost last, as
+    Python prints a traceback; None if the error never passed through their code (a wrong answer, say)."""
+    folder = folder.resolve()
+    seen: list[BaseException] = []
+    while error is not None and error not in seen:
+        seen.append(error)
+        error = error.__cause__ or error.__context__
+    for each in seen:
+        frames = [_relative(frame, folder) for frame in traceback.extract_tb(each.__traceback__)]
+        frames = [frame for frame in frames if frame is not None]
+        if frames:
+            return YOUR_CODE + "\n" + "".join(traceback.format_list(frames[-FRAMES_SHOWN:])).rstrip()
+    return None
+
+
+def _relative(frame: traceback.FrameSummary, folder: Path) -> traceback.FrameSummary | None:
+    """``frame`` with its file named relative to ``folder`` if it is a student's file there, else None."""
+    path = Path(frame.filename).resolve()
+    if not path.is_relative_to(folder) or any(path.match(name) for name in NOT_THE_STUDENTS):
+        return None
+    return traceback.FrameSummary(path.relative_to(folder).as_posix(), frame.lineno, frame.name, line=frame.line)
+
+
 @dataclass
 class LoadedModule:
     """A module imported from a submission, with what importing it added to ``sys.modules`` and ``sys.path``."""
 
     module: ModuleType  # the imported module
     source: Path  # the file it was imported from
+    folder: Path  # the folder of the student's files: the module's, or the package's parent
     added_path: str | None = None  # the folder appended to sys.path for the module's own imports, if any
     added_modules: list[str] = field(default_factory=list)  # sys.modules names this import created
     shadowed: ModuleType | None = None  # the module that had this name before (the stub, say), put back on unload
@@ -109,7 +141,8 @@ def load(module: str, source: str | Path) -> LoadedModule:
         _restore(module, previous, _own_modules(before, module, folder), added_path)
         raise
     added = _own_modules(before, module, folder)
-    return LoadedModule(module=loaded, source=source, added_path=added_path, added_modules=added, shadowed=previous)
+    return LoadedModule(module=loaded, source=source, folder=folder, added_path=added_path, added_modules=added,
+                        shadowed=previous)
 
 
 def _own_modules(before: set[str], module: str, folder: Path) -> list[str]:

@@ -1,4 +1,5 @@
-"""Shared by the grading tests: a small made-up exercise, its submissions, and inner pytest runs that grade them.
+"""Shared by the grading tests: a small made-up exercise, its submissions, and inner pytest runs that grade them;
+and a students' copy of this checkout, installed and built (``students_copy``).
 
 The made-up exercise ``01_demo`` has a module ``demo`` with three functions and graded tests of every kind: plain,
 parametrized, hidden, Hypothesis-driven, plus one ungraded test. Submissions (module sources) exercise the plugin's
@@ -8,12 +9,15 @@ cases: correct, partly wrong, broken, looping.
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from minidb.grading.activation import plugin_args
+
+from .students_copy import shared_copy
 
 DEMO_TESTS = '''
 import pytest
@@ -155,3 +159,11 @@ def grade(pytester: pytest.Pytester):
         return result, json.loads(results.read_text()) if results.exists() else None
 
     return run
+
+
+@pytest.fixture(scope="session")
+def students_copy(tmp_path_factory) -> Path:
+    """A students' copy of this checkout, installed and built as its ``make lab`` would (students_copy.py), one for
+    the whole session: shared by the pytest-xdist workers, through their common temporary folder."""
+    base = tmp_path_factory.getbasetemp()
+    return shared_copy(base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base)

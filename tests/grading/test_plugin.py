@@ -111,6 +111,23 @@ def test_looping_submission_loses_only_the_looping_tests(demo, grade, submission
     assert elapsed < 15, f"grading took {elapsed:.1f} s"
 
 
+def test_events_tell_each_test_as_it_starts_and_ends(demo, grade, submission, pytester):
+    events = pytester.path / "events.jsonl"
+    _, results = grade(demo, "--student", submission("looping"), "--grading-timeout", "1",
+                       "--grading-events", str(events))
+    lines = [json.loads(line) for line in events.read_text().splitlines()]
+    assert [(e["event"], e["name"]) for e in lines] == [(kind, name) for name in DEMO_TESTS
+                                                        for kind in ("start", "end")]
+    assert {e["limit"] for e in lines if e["event"] == "start"} == {1}
+    ends = [{k: v for k, v in e.items() if k not in ("event", "outcome")} for e in lines if e["event"] == "end"]
+    assert ends == results["tests"], "each end event is the test's results.json entry"
+    outcomes = {e["name"]: e["outcome"] for e in lines if e["event"] == "end"}
+    assert outcomes["test_demo.py::test_spin"] == "timeout" and outcomes["test_demo.py::test_add"] == "passed"
+    # The looping line of the student's own file, as the student sees it: relative to their folder.
+    (spin,) = [e["output"] for e in ends if e["name"] == "test_demo.py::test_spin"]
+    assert 'in your code:\nE         File "looping.py", line 14, in spin\nE           while True:' in spin
+
+
 def test_module_that_loops_on_import_costs_one_time_limit(demo, grade, submission):
     start = time.monotonic()
     _, results = grade(demo, "--student", submission("loops_on_import"), "--grading-timeout", "1")

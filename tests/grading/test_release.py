@@ -1,11 +1,14 @@
-"""The students' copy (``minidb release``) and the Gradescope autograder (``minidb autograder``), end to end."""
+"""The students' copy (``minidb release``) and the Gradescope autograder (``minidb autograder``), end to end.
+
+The copy is the session's (``students_copy``, installed and built): its exercises are graded with its own Python,
+on its engine, whose modules that answer an exercise are compiled only (test_hidden_answers.py)."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
-import sys
 import tomllib
 import zipfile
 from pathlib import Path
@@ -14,21 +17,21 @@ import pytest
 
 from minidb.cli import main
 from minidb.grading.exercise import default_root, discover
+from minidb.grading.release import write_notebooks
 
+from .students_copy import released_files, student_env
 
 ROOT = default_root().parent
 EXERCISES = discover(default_root())
 
 
 @pytest.fixture(scope="module")
-def release(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("release") / "course"
-    assert main(["release", str(out)]) == 0
-    return out
+def release(students_copy) -> Path:
+    return students_copy
 
 
 def test_release_holds_no_solution_and_no_hidden_test(release):
-    files = [p for p in release.rglob("*") if p.is_file()]
+    files = released_files(release)
     assert not (release / "exercises" / "solutions").exists()
     assert not [p for p in files if p.name.endswith("_hidden.py")]
     solutions = {p.read_bytes() for e in EXERCISES for p in e.solution.rglob("*.py")}
@@ -51,28 +54,40 @@ def test_release_has_the_engine_the_book_and_notebooks(release):
         assert notebook["nbformat"] == 4 and len(notebook["cells"]) > 3
 
 
+def test_notebooks_are_written_only_where_missing(tmp_path):
+    shutil.copytree(EXERCISES[0].folder, tmp_path / EXERCISES[0].folder.name,
+                    ignore=shutil.ignore_patterns("*.ipynb", "__pycache__"))
+    (written,) = write_notebooks(tmp_path)
+    assert written.suffix == ".ipynb" and json.loads(written.read_text())["nbformat"] == 4
+    written.write_text("the student's work")
+    assert write_notebooks(tmp_path) == [] and written.read_text() == "the student's work"
+    written.unlink()  # deleted, to start afresh
+    assert write_notebooks(tmp_path) == [written]
+
+
 def test_release_refuses_to_overwrite(release, capsys):
     assert main(["release", str(release)]) == 2
     assert "already exists" in capsys.readouterr().err
 
 
-def run_pytest(folder: Path, student: Path | None, tmp: Path) -> dict:
+def run_pytest(folder: Path, student: Path | None, tmp: Path, python: Path) -> dict:
     results = tmp / "results.json"
-    args = [sys.executable, "-m", "pytest", str(folder), "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+    args = [str(python), "-m", "pytest", str(folder), "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
             "--gradescope-json", str(results)]
     if student is not None:
         args += ["--student", str(student)]
-    subprocess.run(args, cwd=tmp, capture_output=True, check=False)
+    subprocess.run(args, cwd=tmp, capture_output=True, check=False, env=student_env())
     return json.loads(results.read_text())
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.folder.name)
 def test_released_public_tests_fail_on_the_starter_and_pass_on_the_solution(release, exercise, tmp_path):
     folder = release / "exercises" / exercise.folder.name
-    on_stub = run_pytest(folder, None, tmp_path)
+    python = release / ".venv" / "bin" / "python"
+    on_stub = run_pytest(folder, None, tmp_path, python)
     assert on_stub["tests"] and on_stub["score"] == 0
     assert not [t for t in on_stub["tests"] if t["visibility"] != "visible"], "no hidden test in the release"
-    on_solution = run_pytest(folder, exercise.solution, tmp_path)
+    on_solution = run_pytest(folder, exercise.solution, tmp_path, python)
     assert on_solution["score"] == on_solution["extra_data"]["max_score"] > 0
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sys
+import textwrap
+from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from minidb.grading.exercise import discover, exercise_of, find_exercise, load_exercise
-from minidb.grading.student import SubmissionError, load, locate
+from minidb.grading.exercise import discover, exercise_of, find_exercise, find_root, load_exercise
+from minidb.grading.student import SubmissionError, load, locate, your_code
 
 
 def test_locate_file_folder_and_nested(tmp_path):
@@ -92,6 +94,7 @@ def test_exercise_folder_is_read(tmp_path):
     folder = write_exercise(tmp_path)
     exercise = load_exercise(folder)
     assert (exercise.number, exercise.title, exercise.module) == ("03", "Write amplification", "writeamp")
+    assert exercise.answered_by == ()
     assert exercise.stub == folder / "writeamp.py"
     assert exercise.solution == tmp_path / "solutions" / "03_write_amp"
     assert exercise_of(folder / "test_x.py") == exercise
@@ -117,9 +120,62 @@ def test_an_exercise_folder_works_under_any_name(tmp_path, name):
         ("04_x", 'module = "m"\n', "'title' must be a non-empty string"),
         ("04_x", 'title = "x"\nmodule = "m"\npoints = 3\n', "unknown keys"),
         ("04_x", "title = \n", "not valid TOML"),
+        ("04_x", 'title = "x"\nmodule = "m"\nanswered_by = "minidb/lsm/bloom.pyx"\n', "'answered_by' must be a list"),
+        ("04_x", 'title = "x"\nmodule = "m"\nanswered_by = ["../secret.py"]\n', "'answered_by' must be a list"),
+        ("04_x", 'title = "x"\nmodule = "m"\nanswered_by = ["minidb/lsm/bloom.c"]\n', "'answered_by' must be a list"),
     ],
 )
 def test_bad_exercise_folders_are_value_errors(tmp_path, name, toml, message):
     folder = write_exercise(tmp_path, name, toml)
     with pytest.raises(ValueError, match=message):
         load_exercise(folder)
+
+
+def test_the_exercises_are_found_from_anywhere_in_the_course(tmp_path):
+    folder = write_exercise(tmp_path / "course" / "exercises")
+    (folder / "sub").mkdir()
+    for start in (tmp_path / "course", tmp_path / "course" / "exercises", folder, folder / "sub"):
+        assert find_root(start) == tmp_path / "course" / "exercises"
+
+
+def your_code_of(folder: Path, source: str, call: str) -> str | None:
+    """The note ``your_code`` writes for the error ``call`` raises once ``source`` is imported from ``folder``."""
+    module = load("grading_test_frames", _write(folder / "mine.py", source))
+    try:
+        eval(call, {"mine": module.module})
+    except Exception as e:  # noqa: BLE001 - any error will do
+        return your_code(e, folder)
+    finally:
+        module.unload()
+    raise AssertionError(f"{call} raised nothing")
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_your_code_lists_the_students_lines_innermost_last(tmp_path):
+    _write(tmp_path / "helpers.py", "def divide(a, b):\n    return a / b\n")
+    note = your_code_of(tmp_path, """
+        from helpers import divide
+
+        def ratio(a, b):
+            return divide(a, b)
+    """, "mine.ratio(1, 0)")
+    assert note.splitlines() == [
+        "in your code:",
+        '  File "mine.py", line 5, in ratio',
+        "    return divide(a, b)",
+        '  File "helpers.py", line 2, in divide',
+        "    return a / b",
+    ]
+
+
+def test_your_code_is_none_when_the_error_is_not_in_the_students_code(tmp_path):
+    assert your_code_of(tmp_path, "def answer():\n    return 41\n", "[][mine.answer()]") is None
+    # Tests and conftest.py sit beside the student's module in an exercise folder: they are not the student's.
+    _write(tmp_path / "test_mine.py", "def check(f):\n    assert f() == 42\n")
+    note = your_code_of(tmp_path, "from test_mine import check\ndef answer():\n    return check(lambda: 41)\n",
+                        "mine.answer()")
+    assert note.splitlines() == ["in your code:", '  File "mine.py", line 3, in answer', "    return check(lambda: 41)"]
