@@ -30,7 +30,7 @@ $(BUILT): $(INSTALLED) $(PYX) $(CSRC)
 	touch $@
 
 test: build
-	$(PY) -m pytest -n auto -q
+	$(PY) -m pytest -n auto --dist loadgroup -q  # the tests of the built site share one build (xdist_group)
 	@echo "make test: passed"
 
 # The chapters' sweeps run where $$MINIDB_EXECUTOR says: this machine's cores by default, or a Dask scheduler's

@@ -44,6 +44,7 @@ class CommitStats:
     """What transactions wrote to the engine, summed: the denominators of per-commit figures and write-amp."""
 
     commits: int = 0  # engine.write calls (one per commit, more with commit-in-the-middle)
+    writing_commits: int = 0  # those that carried at least one change (a read-only one logs nothing to a binlog)
     operations: int = 0  # puts and deletes written
     logical_bytes: int = 0  # bytes of keys and values written: what the client asked the engine to store
 
@@ -113,6 +114,7 @@ class BaseTransaction:
         self.chunks += 1
         self.rows = 0
         self.stats.commits += 1
+        self.stats.writing_commits += operations > 0
         self.stats.operations += operations
         self.stats.logical_bytes += logical_bytes
 

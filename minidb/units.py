@@ -10,6 +10,8 @@ written in scientific notation (``1e6``) as long as they are whole numbers.
 
 On the command line every count and size has bounds (``count_in``, ``size_in``, ``int_in``): a typo such as
 ``--rows 1e12`` is refused before any work starts, naming the option, instead of running until memory runs out.
+Numbers are written in ASCII digits only: Python's ``int`` and ``float`` also read other scripts' digits (``１２``,
+``١٢``), which a command line should refuse rather than guess at.
 """
 
 from __future__ import annotations
@@ -27,6 +29,10 @@ SIZE_UNITS = {
 }
 
 _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
+# What each kind of number may look like, in ASCII ([0-9] is ASCII only, where \d is not).
+_COUNT = re.compile(r"[+-]?[0-9][0-9_]*(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_INT = re.compile(r"[+-]?[0-9]+")
+_FLOAT = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|nan|inf|infinity)", re.IGNORECASE)
 
 
 def parse_size(text: str) -> int:
@@ -44,11 +50,11 @@ def parse_size(text: str) -> int:
 
 
 def parse_count(text: str) -> int:
-    """The whole number in ``text`` such as ``1000``, ``1e6``, ``2.5e3``; ValueError if it is not one, or < 0."""
-    try:
-        value = float(str(text).replace("_", ""))
-    except ValueError:
-        raise ValueError(f"bad count {text!r}: use a whole number such as 1000 or 1e6") from None
+    """The whole number in ``text`` such as ``1000``, ``1e6``, ``2.5e3`` (ASCII digits); ValueError if it is not one,
+    or < 0."""
+    if not _COUNT.fullmatch(str(text).strip()):
+        raise ValueError(f"bad count {text!r}: use a whole number in ASCII digits, such as 1000 or 1e6")
+    value = float(str(text).replace("_", ""))
     if not math.isfinite(value) or value != int(value) or value < 0:
         raise ValueError(f"bad count {text!r}: must be a whole number >= 0")
     return int(value)
@@ -60,16 +66,6 @@ def format_size(n: float) -> str:
         if abs(n) >= factor:
             return f"{n / factor:.3g} {unit}"
     return f"{n:.0f} B"
-
-
-def size_arg(text: str) -> int:
-    """``parse_size`` for an argparse ``type=``: a bad size becomes argparse's one-line usage error."""
-    return _as_argument_error(parse_size, text)
-
-
-def count_arg(text: str) -> int:
-    """``parse_count`` for an argparse ``type=``."""
-    return _as_argument_error(parse_count, text)
 
 
 def count_in(low: int, high: int):
@@ -93,20 +89,23 @@ def size_in(low: int, high: int):
 
 def int_in(low: int, high: int):
     """An argparse ``type=`` for a plain integer between ``low`` and ``high`` inclusive."""
-    return _bounded(int, "integer", "use digits, e.g. 3", low, high, lambda n: f"{n:,}")
+    return _bounded(int, _INT, "integer", "use ASCII digits, e.g. 3", low, high, lambda n: f"{n:,}")
 
 
 def number_in(low: float, high: float):
     """An argparse ``type=`` for a finite number between ``low`` and ``high`` inclusive (seconds, a share)."""
-    return _bounded(float, "number", "use e.g. 2.5", low, high, lambda n: f"{n:g}")
+    return _bounded(float, _FLOAT, "number", "use ASCII digits, e.g. 2.5", low, high, lambda n: f"{n:g}")
 
 
-def _bounded(convert, what: str, hint: str, low, high, show):
-    """An argparse ``type=``: ``convert(text)`` (``int`` or ``float``), refused with a message naming ``what`` and
-    ``hint`` if it does not parse, if it is NaN (which compares false with every bound) or outside ``low..high``."""
+def _bounded(convert, shape, what: str, hint: str, low, high, show):
+    """An argparse ``type=``: ``convert(text)`` (``int`` or ``float``) of a ``text`` of the ``shape`` (a regular
+    expression), refused with a message naming ``what`` and ``hint`` if it does not parse, if it is NaN (which
+    compares false with every bound) or outside ``low..high``."""
 
     def argument(text: str):
         def parse(t: str):
+            if not shape.fullmatch(t.strip()):
+                raise ValueError(f"bad {what} {t!r}: {hint}")
             try:
                 value = convert(t)
             except ValueError:

@@ -1,6 +1,6 @@
 """Sphinx extension: the book is a site that works with no network, and its chapters rerun when their inputs change.
 
-Four jobs:
+Five jobs:
 
 * **Charts.** Each chart a chapter displays is a ``<div>`` and a script calling ``window.vegaEmbed`` (see
   ``minidb.book.charts``). This extension tells the chapters' kernels to render charts that way
@@ -16,6 +16,11 @@ Four jobs:
 * **Notebooks to download.** The download button of sphinx-book-theme offers a chapter as ``.ipynb`` only when a
   launch service (Binder, Colab) is configured, which an offline book has none of. Each notebook page's executed
   notebook is copied into ``_sources`` and offered by the button, as the theme would with a launch service.
+* **Search snippets.** Sphinx's search fetches each result's page for the snippet it shows under it, which a page
+  opened from a file may not do. When the build finishes, the text of every page is written into
+  ``_static/minidb-search-pages.js``, and the search page loads it with ``minidb-search.js`` (copied from beside
+  this file: Jupyter Book would add a script of ``book/_static`` to every page), which answers those fetches from
+  it.
 * **Fresh results.** Sphinx rebuilds only the pages whose source changed, but a chapter's outputs also depend on
   ``MINIDB_SCALE``, on the engines' code and on the published data. A fingerprint of those is registered as a
   configuration value that invalidates the environment, so a change to any of them rereads every chapter, and it
@@ -27,6 +32,7 @@ Four jobs:
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -55,7 +61,9 @@ def setup(app):
     app.add_js_file(charts.BUNDLE_FILE)  # a plain <script> in <head>: loaded before the pages' chart scripts
     app.connect("html-page-context", drop_external_assets, priority=900)  # after mathjax and thebe add theirs
     app.connect("html-page-context", offer_notebook, priority=400)  # before the theme's buttons (501) read it
+    app.connect("html-page-context", search_snippets)
     app.connect("build-finished", write_bundle)
+    app.connect("build-finished", write_search_pages)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
 
 
@@ -108,6 +116,49 @@ def offer_notebook(app, pagename: str, templatename: str, context: dict, doctree
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(executed, target)
     context["ipynb_source"] = f"{pagename}.ipynb"
+
+
+SEARCH_PAGES = "minidb-search-pages.js"  # the pages' main content, for the search's snippets
+SEARCH_SHIM = "minidb-search.js"  # the search page's fetches of pages, answered from SEARCH_PAGES (beside this file)
+_ARTICLE = re.compile(r'<article class="bd-article"[^>]*>(.*)</article>', re.S)  # a page's text, without the theme's
+# what the search never reads: scripts, styles, drawings, and the "#" links beside headings
+_UNREAD = re.compile(r'<(script|style|svg)\b.*?</\1>|<a class="headerlink"[^>]*>.*?</a>', re.S)
+_TAG = re.compile(r"<(\w+)\b([^>]*)>")  # a start tag, whose id alone matters here (an anchor's target)
+_ID = re.compile(r'\sid="[^"]*"')
+
+
+def search_snippets(app, pagename: str, templatename: str, context: dict, doctree) -> None:
+    """Have the search page load the pages' text and the script that answers its fetches with it."""
+    if pagename == "search":
+        app.add_js_file(SEARCH_PAGES)  # for this page only (Sphinx resets the list after each page)
+        app.add_js_file(SEARCH_SHIM)
+
+
+def write_search_pages(app, exception) -> None:
+    """Write ``_static/SEARCH_PAGES``: each page's article (what the search's snippets are cut from) by its path,
+    without scripts, styles, drawings, attributes but ids, and runs of white space; and copy ``SEARCH_SHIM``."""
+    if exception is not None or app.builder.format != "html":
+        return
+    shutil.copy2(Path(__file__).with_name(SEARCH_SHIM), Path(app.outdir) / "_static" / SEARCH_SHIM)
+    pages = {}
+    for docname in sorted(app.env.found_docs):
+        path = app.builder.get_target_uri(docname)
+        page = Path(app.outdir) / path
+        if page.is_file():
+            found = _ARTICLE.search(page.read_text(encoding="utf-8"))
+            if found:
+                text = _TAG.sub(_id_only, _UNREAD.sub("", found.group(1)))
+                pages[path] = f'<main role="main">{" ".join(text.split())}</main>'
+    target = Path(app.outdir) / "_static" / SEARCH_PAGES
+    # '</' would end the <script> element early were the file ever inlined; in a JS string it is the same text
+    payload = json.dumps(pages, ensure_ascii=False).replace("</", "<\\/")
+    target.write_text(f"window.MINIDB_PAGES = {payload};\n", encoding="utf-8")
+
+
+def _id_only(tag: re.Match) -> str:
+    """A start tag without its attributes but its id."""
+    found = _ID.search(tag[2])
+    return f"<{tag[1]}{found[0] if found else ''}>"
 
 
 def _address(asset) -> str:

@@ -5,11 +5,13 @@ So the book runs the sweep at build time (through the cached sweep runner), embe
 lets Vega-Lite filter it in the browser: each control is a Vega-Lite parameter, and the drawn marks are the grid
 rows whose columns equal the parameters' values. A number swept over ``SLIDER_MIN_VALUES`` values or more gets a
 slider: over the values themselves when they are evenly spaced, else over their steps (a cache that doubles, the
-IOPS the post bought), with the value the step stands for written above the plot; anything else gets a dropdown. The
-published points stay on the chart as fixed marks, so the reader sees where the post stands in the space they
-explore, and every grid row stays drawn faintly behind the chosen one, so the reader sees the whole space too
+IOPS the post bought), with the value the step stands for written above the plot and, in the built book, beside the
+slider (``charts``' draw.js); anything else gets a dropdown. The published points stay on the chart as fixed marks
+(hollow black diamonds, in the legend), so the reader sees where the post stands in the space they explore, with the
+chosen rows drawn over them; every grid row stays drawn faintly behind, so the reader sees the whole space too
 (every row of the metric shown, when a ``metric`` control says what the y axis holds: another metric is another
-unit). ``mark="point"`` draws categories on x as points, ``x_scale="log"`` suits a parameter swept by doubling.
+unit, and the y axis's title is then the metric chosen). ``mark="point"`` draws categories on x as points,
+``x_scale="log"`` suits a parameter swept by doubling. The chart is as wide as the text column.
 
     chart = explorable(grid, x="cache_pct", y="reads_per_insert", controls=["change_buffer"], color="engine",
                        published=pub)
@@ -38,11 +40,12 @@ from . import charts
 
 MAX_EMBED_BYTES = 1_000_000  # most bytes of grid rows one chart embeds in a page (the issue's "about 1 MB")
 SLIDER_MIN_VALUES = 4  # a numeric control with at least this many values gets a slider
-READOUT_LINE = 14  # pixels between the readouts of step sliders above the plot
+READOUT_LINE = 14  # pixels between the lines above the plot: the y axis's title, the step sliders' values
 GHOST_COLOR = "#d0d0d0"  # every grid row, drawn behind the chosen ones
 PUBLISHED_COLOR = "#000000"  # the published points: black, whatever the engine
 CHOSEN = "chosen"  # name of the layer drawing the rows the controls pick (its Vega marks: "chosen_marks")
-PUBLISHED = "published"  # name of the layer of published points
+PUBLISHED = charts.PUBLISHED  # name of the layer of published points
+PUBLISHED_LABEL = "published (the post)"  # the published points' legend entry
 SIGNIFICANT_DIGITS = 4  # floats in the embedded rows: enough for a chart, and a third of the bytes of repr()
 ANY = "n/a"  # a control column's value in rows the control does not apply to: chosen whatever it says
 METRIC = "metric"  # long_form's column naming what ``value`` holds: rows of other metrics never share the y axis
@@ -52,7 +55,7 @@ SCALES = ("linear", "log")  # the x axis: a log axis for a parameter swept by do
 
 def explorable(grid: pd.DataFrame, x: str, y: str, controls: list[str], *, color: str | None = None,
                published: pd.DataFrame | None = None, start: dict | None = None, title: str | None = None,
-               width: int = 420, height: int = 260, max_bytes: int = MAX_EMBED_BYTES,
+               width: int | str = charts.WIDTH, height: int = 240, max_bytes: int = MAX_EMBED_BYTES,
                thin: bool = True, mark: str = "line", x_scale: str = "linear") -> alt.LayerChart:
     """A chart of ``y`` against ``x`` over the rows of ``grid`` chosen by one control per column of ``controls``.
 
@@ -71,13 +74,14 @@ def explorable(grid: pd.DataFrame, x: str, y: str, controls: list[str], *, color
     if x_scale not in SCALES:
         raise ValueError(f"explorable: unknown x_scale {x_scale!r}; use one of {', '.join(SCALES)}")
     rows, note = _embeddable(grid[needed], x, max_bytes, thin)
-    params, conditions, readouts = [], [], []
+    params, conditions, readouts, steps = [], [], [], {}
     for column in controls:
         control = _control(rows[column], column, (start or {}).get(column))
         params.extend(control.params)
         conditions.append((alt.datum[column] == control.value) | (alt.datum[column] == ANY))
         if control.readout is not None:
             readouts.append(control.readout)
+            steps[control.params[0].name] = {"values": control.steps, "unit": _unit(column)}
     chosen = conditions[0]
     for cond in conditions[1:]:
         chosen = chosen & cond
@@ -87,12 +91,16 @@ def explorable(grid: pd.DataFrame, x: str, y: str, controls: list[str], *, color
                   scale=alt.Scale(type=x_scale) if x_scale != "linear" else alt.Undefined,
                   sort=[_plain(v) for v in dict.fromkeys(rows[x])] if nominal else alt.Undefined,  # the grid's order
                   axis=alt.Axis(labelAngle=0) if nominal else alt.Undefined)
-    y_enc = alt.Y(f"{y}:Q", title=_title(y))
+    # the y axis holds one metric at a time when a control picks it: its title is the metric chosen, written above
+    # the plot, as Vega-Lite's axis titles cannot follow a parameter
+    picks_metric = METRIC in controls
+    y_enc = alt.Y(f"{y}:Q", title=None if picks_metric else _title(y))
+    above = ([_param_name(METRIC)] if picks_metric else []) + readouts
     detail = [alt.Detail(f"{c}:N") for c in controls + ([color] if color else [])]
     base = alt.Chart(rows, width=width, height=height)
-    faint = dict(color=GHOST_COLOR, size=15 if mark == "line" else 40)
-    ghost = (base.mark_line(color=GHOST_COLOR, point=alt.OverlayMarkDef(**faint)) if mark == "line"
-             else base.mark_point(filled=True, **faint)).encode(x=x_enc, y=y_enc, detail=detail)
+    # every row, faintly: lines alone (points on every row of a long series would bury the chosen one), or points
+    ghost = (base.mark_line(color=GHOST_COLOR) if mark == "line"
+             else base.mark_point(filled=True, color=GHOST_COLOR, size=40)).encode(x=x_enc, y=y_enc, detail=detail)
     for column, cond in zip(controls, conditions):
         if column == METRIC:  # another metric is another unit: the grey rows are the chosen metric's
             ghost = ghost.transform_filter(cond)
@@ -104,12 +112,15 @@ def explorable(grid: pd.DataFrame, x: str, y: str, controls: list[str], *, color
         enc["color"] = alt.Color(f"{color}:N", title=_title(color), scale=scale)
     drawn = base.mark_line(point=True, strokeWidth=2.5) if mark == "line" else base.mark_point(filled=True, size=90)
     shown = drawn.encode(**enc).add_params(*params).transform_filter(chosen).properties(name=CHOSEN)
-    layers = [ghost, shown]
+    layers = [ghost]
     if published is not None and len(published):
         _require(published, [x, y], "the published frame")
-        marks = alt.Chart(published).mark_point(shape="diamond", size=110, filled=True,
-                                                color=PUBLISHED_COLOR).properties(name=PUBLISHED).encode(
+        # hollow and larger than ours, and under them: a run of ours on a published point shows inside its diamond
+        marks = alt.Chart(published.assign(source=PUBLISHED_LABEL)).mark_point(
+            filled=False, size=170, strokeWidth=2, color=PUBLISHED_COLOR).properties(name=PUBLISHED).encode(
             x=x_enc, y=alt.Y(f"{y}:Q"),
+            shape=alt.Shape("source:N", scale=alt.Scale(domain=[PUBLISHED_LABEL], range=["diamond"]),
+                            legend=alt.Legend(title=None, symbolStrokeColor=PUBLISHED_COLOR, symbolStrokeWidth=2)),
             tooltip=[c for c in dict.fromkeys((x, y, color, *controls, *published.columns))  # and what it is
                      if c and c in published.columns])
         # a published point follows the controls it has a column for (the metric shown, say), and no others
@@ -117,11 +128,13 @@ def explorable(grid: pd.DataFrame, x: str, y: str, controls: list[str], *, color
         for cond in shared:
             marks = marks.transform_filter(cond)
         layers.append(marks)
-    layers.extend(_readout_layer(text, i) for i, text in enumerate(readouts))
-    # usermeta is Vega-Lite's place for a tool's own data: the note travels with the spec, unseen by the renderer
+    layers.append(shown)
+    layers.extend(_text_above(text, i) for i, text in enumerate(above))
+    # usermeta is Vega-Lite's place for a tool's own data: the note travels with the spec, unseen by the renderer,
+    # and so do the values of the step sliders, which the book's draw.js writes beside them
     # a thinned grid says so under the title, where the reader sees it
-    heading = alt.Title(title or "", subtitle=note) if note else (title or alt.Undefined)
-    return alt.layer(*layers, title=heading, usermeta={"minidb": {"note": note}})
+    heading = charts.heading(title, note)
+    return alt.layer(*layers, title=heading, usermeta={"minidb": {"note": note, "steps": steps}})
 
 
 def long_form(frame: pd.DataFrame, keys: list[str], metrics: dict[str, str]) -> pd.DataFrame:
@@ -184,6 +197,7 @@ class _Control:
     params: list
     value: alt.Parameter
     readout: str | None = None
+    steps: list | None = None  # a step slider's values, in order
 
 
 def _control(values: pd.Series, column: str, start) -> _Control:
@@ -208,14 +222,21 @@ def _control(values: pd.Series, column: str, start) -> _Control:
     # uneven numbers: the slider moves over their steps 1..n; a second parameter looks the value up
     plain = [_plain(v) for v in distinct]
     steps = alt.param(name=f"{name}_step", value=distinct.index(start) + 1,
-                      bind=alt.binding_range(min=1, max=len(distinct), step=1,
-                                             name=f"{_title(column)}: step of {len(distinct)} "))
+                      bind=alt.binding_range(min=1, max=len(distinct), step=1, name=f"{_title(column)} "))
     value = alt.param(name=name, expr=f"{json.dumps(plain)}[{steps.name} - 1]")
-    return _Control([steps, value], value, readout=f"{json.dumps(_title(column) + ': ')} + format({name}, ',')")
+    return _Control([steps, value], value, readout=f"{json.dumps(_title(column) + ': ')} + format({name}, ',')",
+                    steps=plain)
 
 
-def _readout_layer(text: str, line: int) -> alt.Chart:
-    """A line of text above the plot, from the Vega expression ``text`` (a step slider's value)."""
+def _unit(column: str) -> str:
+    """What follows a value of ``column`` when it is written alone: '%' for cache_pct, ' GB' for memory_gb."""
+    last = column.rsplit("_", 1)[-1]
+    return {"pct": "%", "gb": " GB", "mb": " MB", "kb": " KB", "sec": " s", "iops": " IOPS"}.get(last, "")
+
+
+def _text_above(text: str, line: int) -> alt.Chart:
+    """A line of text above the plot, from the Vega expression ``text``: the y axis's title (the metric chosen), or
+    a step slider's value."""
     return alt.Chart(alt.Data(values=[{}])).mark_text(
         align="left", baseline="bottom", x=0, y=-4 - READOUT_LINE * line, fontWeight="bold",
         text=alt.ExprRef(expr=text))

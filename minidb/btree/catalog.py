@@ -15,6 +15,9 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+from ..errors import CorruptionError
+from .fsp import FIRST_FREE_PAGE, FIRST_USER_INDEX_ID
+
 ENTRY = struct.Struct("<IIB")
 FLAG_UNIQUE = 1
 MAX_NAME_BYTES = 255
@@ -49,10 +52,18 @@ class Catalog:
         self.entries: dict[str, KeyspaceEntry] = {}  # name -> entry
 
     def load(self) -> None:
-        """Read every entry from the tree (at open)."""
+        """Read every entry from the tree (at open); CorruptionError for one that is not an entry."""
         for key, value in self.tree.items(None, None):
-            index_id, root, flags = ENTRY.unpack(value)
-            self.entries[key.decode()] = KeyspaceEntry(index_id, root, bool(flags & FLAG_UNIQUE))
+            try:
+                index_id, root, flags = ENTRY.unpack(value)
+                name = key.decode()
+            except (struct.error, UnicodeDecodeError):
+                raise CorruptionError(f"tablespace.ibd: catalog record {key[:40]!r} -> {value[:40]!r} is not a "
+                                      f"keyspace entry") from None
+            if index_id < FIRST_USER_INDEX_ID or root < FIRST_FREE_PAGE:
+                raise CorruptionError(f"tablespace.ibd: catalog entry {name!r} names index {index_id} at page "
+                                      f"{root}, which belong to the engine's own trees")
+            self.entries[name] = KeyspaceEntry(index_id, root, bool(flags & FLAG_UNIQUE))
 
     def add(self, name: str, entry: KeyspaceEntry) -> None:
         """Record a new keyspace (logged in the open mini-transaction)."""

@@ -207,6 +207,7 @@ class LogFreeCheck:
     def write_checkpoint(self, lsn: int) -> None:
         """Record checkpoint LSN ``lsn`` (at most ``checkpointable()``: every change before it is durable in the
         tablespace and no open transaction needs it). The caller sets the IO cause."""
+        self.pager.stamp_flushed(lsn)  # the tablespace says it is this new (an older copy of it will not)
         if self.doublewrite is None:
             self.tablespace.sync()  # pages written without doublewrite are made durable here, before the log goes
         self.redo.write_checkpoint(lsn, self.page_size)

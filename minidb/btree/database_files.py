@@ -14,6 +14,10 @@ nothing can be lost:
 
 Anything else without a checkpoint raises ``NotADatabaseError`` naming the device and what is missing.
 
+The page size is fixed when a database is created and recorded twice, in the checkpoint blocks and in page 0.
+Opening with another ``page_size`` is the caller's mistake (``ValueError``) when both say the same other size; a
+checkpoint naming a size page 0 does not confirm is damage (``check_page_size``).
+
 What a database was created with, its page size (recorded in the checkpoint) and key block size (in page 0), is
 read by ``btree_format_of``: a copy of the database reopens with these (``minidb repair``).
 """
@@ -22,10 +26,10 @@ from __future__ import annotations
 
 from ..errors import CorruptionError, DatabaseExistsError, DatabaseMissingError, NotADatabaseError
 from . import doublewrite as dw
+from . import page as pg
 from . import tablespace as ts
-from .fsp import FIRST_FREE_PAGE
+from .fsp import FIRST_FREE_PAGE, OFF_PAGE_SIZE, read_u32
 from .options import DEFAULT_PAGE_SIZE
-from .page import PAGE_SIZES
 from .redo_log import CHECKPOINT_FILE, FILE_HEADER_SIZE, GROUP, GROUP_MAGIC, file_name, read_checkpoint
 
 FIRST_REDO = file_name(1)
@@ -79,6 +83,24 @@ def _groups(device, name: str) -> int:
     return count
 
 
+def check_page_size(device, recorded: int, page_size: int) -> None:
+    """Nothing if the checkpoint's page size ``recorded`` is the ``page_size`` asked for; else ValueError if page 0
+    confirms ``recorded`` (the database has other pages than the caller said), CorruptionError if it does not."""
+    if recorded == page_size:
+        return
+    if recorded in pg.PAGE_SIZES and device.exists(ts.FILE):
+        space = ts.Tablespace(device, recorded, read_only=True)
+        try:
+            head = space.read_page(0)
+        except CorruptionError:
+            head = None
+        if head is not None and read_u32(head, OFF_PAGE_SIZE) == recorded:
+            raise ValueError(f"page_size {page_size} does not match the database on {device!r}, which has "
+                             f"{recorded}-byte pages (the page size is fixed when a database is created)")
+    raise CorruptionError(f"redo-checkpoint names {recorded}-byte pages, which page 0 of {ts.FILE} does not "
+                          f"confirm (opened with page_size {page_size}): a damaged checkpoint")
+
+
 def btree_format_of(dev) -> dict:
     """The page size and key block size (None: not compressed) the B+tree on ``dev`` was created with."""
     page_size = page_size_of(dev)
@@ -92,4 +114,4 @@ def page_size_of(dev) -> int:
         cp = read_checkpoint(dev)
     except CorruptionError:
         cp = None
-    return cp.page_size if cp is not None and cp.page_size in PAGE_SIZES else DEFAULT_PAGE_SIZE
+    return cp.page_size if cp is not None and cp.page_size in pg.PAGE_SIZES else DEFAULT_PAGE_SIZE

@@ -62,7 +62,7 @@ from . import tablespace as ts
 from .buffer_pool import BufferPool
 from .catalog import Catalog, KeyspaceEntry, check_name
 from .change_buffer import ChangeBuffer
-from .database_files import database_exists
+from .database_files import check_page_size, database_exists
 from .engine_stats import engine_stats
 from .failures import Failures
 from .in_place import InPlaceTransaction
@@ -135,9 +135,8 @@ class BTreeEngine(Engine):
         self.transactions.open = None
         with dev.stats.cause("recovery"):
             cp = read_checkpoint(dev)
-        if cp is not None and cp.page_size != ps:
-            raise ValueError(f"page_size {ps} does not match the database on {dev!r}, which has {cp.page_size}-byte "
-                             f"pages (the page size is fixed when a database is created)")
+        if cp is not None:
+            check_page_size(dev, cp.page_size, ps)  # ValueError for the caller's mistake, CorruptionError for damage
         self.pool = BufferPool(ps, opts.pool_frames)
         self.mtrs.reset(opts.pool_frames)
         ro = self.read_only
@@ -194,19 +193,18 @@ class BTreeEngine(Engine):
         dev = self.device
         with dev.stats.cause("recovery"):
             self.redo.open()
+            fsp.check_flushed_on_disk(self.tablespace, self.redo.checkpoint_lsn)  # before anything is written
             restored = []
             if dev.exists(dw.FILE):
                 area = self.doublewrite or dw.Doublewrite(dev, self.tablespace.block, dev.stats,
                                                           self.options.torn_page_repair, self.tablespace.valid)
                 restored = area.recover(self.tablespace, self.redo.checkpoint_lsn)
-                if self.doublewrite is None and not self.read_only:
-                    dev.delete(dw.FILE)
             self.recovery, undo = replay(self.redo, self.pool, self.pager)
             self.recovery["doublewrite_restored"] = restored
             # The log read back may have been written but never synced (a running engine that failed and is
             # recovering): make it durable before any page changed from it is written.
             self.redo.sync()
-            self.fsp.check(self.page_size)
+            self.fsp.check(self.page_size, self.redo.checkpoint_lsn)
             self.catalog.load()
             for name, entry in sorted(self.catalog.entries.items()):
                 self._make_tree(name, entry.index_id, entry.root, entry.unique)
@@ -214,6 +212,10 @@ class BTreeEngine(Engine):
             self.pager.on_read = self.change_buffer.on_read  # from here on, a leaf read merges its buffered changes
             roll_back(self, undo)
             self.pager.release()
+            # Only now, with no damage found, what recovery leaves behind goes: a recovery that fails deletes nothing.
+            self.redo.settle()
+            if self.doublewrite is None and not self.read_only and dev.exists(dw.FILE):
+                dev.delete(dw.FILE)  # opened without doublewrite: its pages were restored above
 
     def _make_tree(self, name: str, index_id: int, root: int, unique: bool, register: bool = True) -> BTree:
         capacity = self.page_size - pg.HEADER_BYTES

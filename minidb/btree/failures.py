@@ -3,8 +3,9 @@ spirit):
 
 * after ``DeviceCrashed`` the engine is dead: every call raises, naming the crash; reopen the database
   (``open_btree(device)``), as a restarted server would;
-* after a failed redo write (``RedoWriteError``, a full disk) it stops: InnoDB cannot run without its log and
-  aborts; here every call raises ``EngineStopped`` until ``resume()`` recovers it in place once space is back;
+* after a failed redo write (``NoSpaceError`` for a full disk, else ``RedoWriteError``) it stops: InnoDB cannot
+  run without its log and aborts; here every call raises ``EngineStopped`` until ``resume()`` recovers it in place
+  once space is back;
 * after any other error in the middle of a change (an IO error, a full tablespace, a corrupt page), what the open
   batch changed is undone by rebuilding the engine's state from the tablespace and the log (``recover_in_place``),
   which rolls the batch back; if that fails as well, the engine is dead.
@@ -18,7 +19,6 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 from ..errors import CorruptionError, DeviceCrashed, EngineStopped, MiniDBError, ReadOnlyError
-from .redo_log import RedoWriteError
 
 
 class Failures:
@@ -67,7 +67,7 @@ class Failures:
         if isinstance(exc, DeviceCrashed):
             self.dead = exc
             return
-        if isinstance(exc, RedoWriteError):
+        if getattr(exc, "redo_write_failed", False):  # a NoSpaceError or RedoWriteError of the redo log
             self.dead = EngineStopped(f"{exc.strerror}: InnoDB cannot run without its redo log and aborts; free "
                                       f"space, then resume() (or reopen the database)")
             engine.counters["stops"] += 1

@@ -277,13 +277,15 @@ def structure_error(buf, uint32_t page_no):
     A checksum proves the bytes are those written, not that they were written right (nor forged); the readers
     trust every offset on the page, so this checks them all, in int arithmetic that cannot wrap (u16 fields): the
     header (type, level, heap top, garbage, slot directory inside the page), each record inside the heap, keys
-    strictly ascending (record 0 of an internal page empty), children 4 bytes and not the page itself, and sibling
-    links that do not point at the page itself.
+    strictly ascending (record 0 of an internal page empty), children 4 bytes and not the page itself, sibling
+    links that do not point at the page itself, and the heap's accounts: the records the slots point at plus the
+    garbage fill the heap exactly (a record count lowered, a slot lost or a length shrunk all break it).
     """
     cdef bytes keep = None
     cdef const uchar* p
     cdef int ps = len(buf), n, top, garbage, i, off, klen, vlen, ptype, level
     cdef int prev_off = -1, prev_klen = 0
+    cdef long used = 0
     if isinstance(buf, bytearray):
         p = <const uchar*> PyByteArray_AS_STRING(buf)
     else:
@@ -318,6 +320,7 @@ def structure_error(buf, uint32_t page_no):
         vlen = rd16(p + off + 2)
         if off + REC_HEADER + klen + vlen > top:
             return f"record {i} at {off} runs past the heap top {top}"
+        used += REC_HEADER + klen + vlen
         if level > 0:
             if vlen != 4:
                 return f"record {i} of an internal page has a {vlen}-byte child number"
@@ -329,6 +332,9 @@ def structure_error(buf, uint32_t page_no):
             if key_cmp(p + prev_off + REC_HEADER, prev_klen, p + off + REC_HEADER, klen) >= 0:
                 return f"record {i} is not above record {i - 1}"
         prev_off, prev_klen = off, klen
+    if used + garbage != top - HEADER_SIZE:
+        return (f"{n} records of {used} bytes and {garbage} bytes of garbage, but a heap of {top - HEADER_SIZE} "
+                f"bytes: a record count, a slot or a length is wrong")
     return None
 
 

@@ -18,6 +18,13 @@
 
 Every read and write is tagged with the keyspace the page belongs to, so IOStats counts IO per index.
 
+**Checks on reading.** A page number read from another page (a child, a sibling, the free list) or from the redo
+log is trusted only below page 0's page count (``check_page_number``): past it lies no page, and a frame for it would
+grow the pool's page table without bound. A page read from the tablespace whose LSN is past the end of the log
+recovery replayed (``recovered_lsn``), and that this engine has not written since, was written after changes the
+log no longer holds: ``CorruptionError``, as InnoDB reports a page "in the future". (The end of the log itself moves
+on as soon as recovery's rollback logs its changes, so it cannot be the bound.)
+
 **Compressed tablespaces** (page_zip.pyx): a page read is its compressed image, expanded into the frame, and the
 image stays with the frame as its compressed copy (``frame.zip``); a page written is that copy's image, one key
 block. Both copies take pool memory: the pool holds ``pool_bytes // (page_size + key block size)`` frames.
@@ -33,9 +40,12 @@ from __future__ import annotations
 import struct
 from collections import OrderedDict
 
+from ..errors import CorruptionError
+from . import fsp
 from . import page as pg
 from . import page_zip as zp
 from .doublewrite import SLOTS as DOUBLEWRITE_SLOTS
+from .recovery import future_page
 
 EVICT_SCAN = 100  # LRU tail frames searched for a clean victim (InnoDB: BUF_LRU_SEARCH_SCAN_THRESHOLD)
 LRU_FLUSH_BATCH = 32  # dirty tail frames written together when no clean victim is found
@@ -66,12 +76,16 @@ class Pager:
         self.pool_bytes = pool_bytes  # the pool's memory (sizes frames and compressed copies when compressed)
         self.zip_only: OrderedDict[int, bytes] = OrderedDict()  # page -> image kept after its frame left, oldest first
         self.zip_only_hits = 0  # accesses served by expanding a kept compressed copy (no read)
+        self.page_count = 0  # page 0's page count when last looked at (check_page_number)
+        self.recovered_lsn: int | None = 0  # the end of the log recovery replayed (None while it replays)
+        self.written = bytearray()  # bit n: this engine wrote page n to the tablespace (it may be newer than that)
 
     # -- access -------------------------------------------------------------------------------------------------------
     def fetch(self, page_no: int, tag: str):
         """The frame of ``page_no``, read in if needed; fixed until ``release()``."""
         frame = self.pool.get(page_no)
         if frame is None:
+            self.check_page_number(page_no, f"tablespace.ibd, read for {tag or 'the engine'}")
             image = self.zip_only.pop(page_no, None)
             if image is not None:  # the compressed copy is still in the pool: expand it, no read
                 self._resize()
@@ -83,6 +97,10 @@ class Pager:
                 self.make_room()
                 with self.stats.tag(tag):
                     buf, zip_copy = self.tablespace.read_frame(page_no)
+                if self.recovered_lsn is not None and not self._wrote(page_no):
+                    lsn = _LSN.unpack_from(buf, pg.LSN_OFFSET)[0]
+                    if lsn > self.recovered_lsn:
+                        raise CorruptionError(future_page(page_no, lsn, self.recovered_lsn))
                 self.pages_read += 1
                 frame = self.pool.add(page_no, buf, True)
             self._attach(frame, zip_copy)
@@ -92,6 +110,14 @@ class Pager:
             return frame
         self.fix(frame)
         return frame
+
+    def check_page_number(self, page_no: int, what: str) -> None:
+        """CorruptionError unless page ``page_no`` (named by ``what``) lies below page 0's page count."""
+        if page_no == fsp.FSP_PAGE or page_no < self.page_count:  # (the page count never shrinks)
+            return
+        self.page_count = fsp.read_u32(self.fetch(fsp.FSP_PAGE, "__fsp").buf, fsp.OFF_PAGE_COUNT)
+        if page_no >= self.page_count:
+            raise CorruptionError(f"{what}: page {page_no} is past the tablespace's {self.page_count} pages")
 
     def fix_cached(self, page_no: int):
         """Fix the frame of a page known to be in the pool (no counting, no LRU move)."""
@@ -171,7 +197,25 @@ class Pager:
     # -- writing ------------------------------------------------------------------------------------------------------
     def write(self, frames) -> None:
         """Write dirty frames back (write-ahead rule, doublewrite, home writes) and mark them clean."""
-        frames = [f for f in frames if f.dirty]
+        self.write_now([f for f in frames if f.dirty])
+
+    def _mark_written(self, page_no: int) -> None:
+        byte = page_no >> 3
+        if byte >= len(self.written):
+            self.written.extend(bytes(byte + 1 - len(self.written)))
+        self.written[byte] |= 1 << (page_no & 7)
+
+    def _wrote(self, page_no: int) -> bool:
+        byte = page_no >> 3
+        return byte < len(self.written) and bool(self.written[byte] >> (page_no & 7) & 1)
+
+    def stamp_flushed(self, lsn: int) -> None:
+        """Write page 0 with flushed LSN ``lsn`` (fsp.py): a checkpoint's last page write."""
+        fsp.stamp_flushed(self, lsn)
+
+    def write_now(self, frames) -> None:
+        """Write ``frames`` back as ``write`` does, dirty or not (a change no redo describes: fsp.py's flushed
+        LSN)."""
         if not frames:
             return
         for f in frames:
@@ -200,4 +244,5 @@ class Pager:
                 self.tablespace.sync()
             for f in chunk:
                 self.pool.cleaned(f)
+                self._mark_written(f.page_no)
             self.pages_written += len(chunk)

@@ -15,11 +15,13 @@ started, so only the last file can end in a torn write.
 
 **Groups.** One mini-transaction is one group::
 
-    magic u32 | body bytes u32 | start LSN u64 | crc32(body) u32 | unsynced bytes u32 | body
+    magic u32 | body bytes u32 | start LSN u64 | crc32(body) u32 | ends u1, unsynced bytes u31 | body
 
 The unsynced bytes say how far the log was durable when the group was appended (start LSN - unsynced = the synced
-LSN; 2**32 - 1 stands for "at least that far behind"): a group found intact after a damaged one, with a synced LSN
-past the damage, proves the damage hit groups that had been synced.
+LSN; 2**31 - 1 stands for "at least that far behind"): a group found intact after a damaged one, with a synced LSN
+past the damage, proves the damage hit groups that had been synced. The top bit (``ends``) repeats the body's last
+byte, set for COMMIT: whether a group ends its transaction decides what recovery rolls back, so it is said twice,
+and a group whose two disagree (a byte of the body changed with its crc recomputed, or of the header) is damage.
 
 A client batch is one group, or several when it changes more pages than the pool can keep pinned: all but the last
 end with CONTINUE (and carry the batch's undo), the last with COMMIT. Recovery replays a group only if its header is
@@ -52,24 +54,34 @@ import struct
 from typing import NamedTuple
 
 from ..crc import crc32  # zlib's CRC-32, computed faster: a group body is every byte of redo
-from ..errors import CorruptionError
+from ..errors import CorruptionError, NoSpaceError
 from ..storage.torn import lost_sector
 from .options import sync_mode
 
 
 class RedoWriteError(OSError):
-    """A write to the redo log failed (e.g. a full disk). InnoDB cannot go on without its log and aborts; the
-    engine stops (see engine.py)."""
+    """A write to the redo log failed for another reason than a full disk (which raises the device's
+    ``NoSpaceError``). InnoDB cannot go on without its log and aborts; the engine stops (see failures.py)."""
+
+    redo_write_failed = True  # (the mark the engine looks for; see _raise_write_failed)
 
 
-def _redo_write_failed(exc: OSError, what: str) -> RedoWriteError:
-    return RedoWriteError(exc.errno, f"redo log write failed ({what}): {exc.strerror or exc}", exc.filename)
+def _raise_write_failed(exc: OSError, what: str) -> None:
+    """Raise the error of a failed redo write ``exc``, marked ``redo_write_failed`` for the engine: a full disk's
+    ``NoSpaceError`` as the device raised it (its message names the file and the operation), any other error as a
+    ``RedoWriteError``."""
+    if isinstance(exc, NoSpaceError):
+        exc.redo_write_failed = True
+        raise exc
+    raise RedoWriteError(exc.errno, f"redo log write failed ({what}): {exc.strerror or exc}", exc.filename) from exc
 
 
 GROUP = struct.Struct("<IIQII")  # magic, body bytes, start LSN, crc32 of the body, bytes not yet synced before it
-UNSYNCED_MAX = 0xFFFFFFFF  # the unsynced field saturates here
+UNSYNCED_MAX = 0x7FFFFFFF  # the unsynced field saturates here
+ENDS_BIT = 0x80000000  # set in the unsynced field of a group whose body ends with COMMIT
 GROUP_MAGIC = 0x4F444552  # b"REDO"
 END_BYTES = (254, 255)  # redo_records.CONTINUE and COMMIT: the last byte of every complete group body
+COMMIT_BYTE = END_BYTES[1]
 FILE_HEADER = struct.Struct("<8sIQ")  # magic, version, LSN of the file's first group
 FILE_HEADER_SIZE = 64  # the header, its crc32 and zero padding
 FILE_MAGIC = b"MDBREDO1"
@@ -79,7 +91,7 @@ CHECKPOINT_FILE = "redo-checkpoint"
 CHECKPOINT = struct.Struct("<8sQQI")  # magic, sequence number, checkpoint LSN, page size
 CHECKPOINT_MAGIC = b"MDBCKPT1"
 CHECKPOINT_BLOCK = 512
-VERSION = 2  # 2: groups carry the unsynced bytes instead of a record count (files of version 1 are not read)
+VERSION = 3  # 3: the group header repeats COMMIT (ENDS_BIT); 2: unsynced bytes; older files are not read
 
 
 def file_name(number: int) -> str:
@@ -142,6 +154,8 @@ class RedoLog:
         self._unsynced: list = []  # files written since their last sync
         self._buffer = bytearray()  # the log buffer: groups appended but not yet written to the last file
         self._cp_file = None  # the checkpoint file
+        self.torn: str | None = None  # a newest file whose header never reached the disk: it holds nothing
+        self._tail_cut: int | None = None  # where the last file's intact groups end, before a torn tail
 
     # -- creating and opening --------------------------------------------------------------------------------------
     def create(self, start_lsn: int = 0) -> None:
@@ -164,8 +178,8 @@ class RedoLog:
                 # A header that never reached the disk (the last file, started just before a crash and never
                 # synced) leaves a file holding nothing durable: drop it. Any other bad header is damage.
                 if number == numbered[-1][0] and self.files and torn_header(f) and not holds_synced_groups(f):
-                    if not self.read_only:
-                        self.device.delete(name)
+                    f.close()
+                    self.torn = name  # deleted once recovery has found no damage (discard_torn)
                     continue
                 raise CorruptionError(f"{name} offset 0: bad redo file header")
             if self.files:
@@ -176,6 +190,11 @@ class RedoLog:
                 if start <= prev_start:
                     raise CorruptionError(f"{name} offset 0: starts at LSN {start}, not after {file_name(prev_number)}"
                                           f" (LSN {prev_start}): redo files out of place")
+                held = self.files[-1][2].size - FILE_HEADER_SIZE  # a file before another holds whole groups only
+                if held != start - prev_start:
+                    raise CorruptionError(f"{file_name(prev_number)} holds {held} bytes of groups from LSN "
+                                          f"{prev_start}, but {name} starts at LSN {start}: a redo file cut short, "
+                                          f"extended or replaced by another copy")
             self.files.append([number, start, f])
         # What is read back may have been written and never synced (a running engine recovering after an error):
         # nothing of it counts as durable until the files are synced again.
@@ -192,18 +211,35 @@ class RedoLog:
         head = f.read(0, FILE_HEADER_SIZE)
         magic, version, start = FILE_HEADER.unpack_from(head)
         (crc,) = struct.unpack_from("<I", head, FILE_HEADER.size)
-        if magic != FILE_MAGIC or version != VERSION or crc != crc32(head[:FILE_HEADER.size]):
+        if magic != FILE_MAGIC or crc != crc32(head[:FILE_HEADER.size]):
             return None
+        if version != VERSION:
+            raise CorruptionError(f"{f.name}: redo format version {version}, but this minidb reads version {VERSION} "
+                                  f"only (a database made by another minidb: recreate it)")
         return start
 
+    def settle(self) -> None:
+        """Drop what a crash left after the end of the log: delete the newest file if its header was torn
+        (``torn``), cut a torn tail off the last file. Called once recovery has found no damage, and before the
+        log is written again; a recovery that fails changes no redo file. A read-only log changes nothing."""
+        if self.read_only:
+            return
+        if self.torn is not None:
+            self.device.delete(self.torn)
+            self.torn = None
+        if self._tail_cut is not None:
+            self.files[-1][2].truncate(self._tail_cut)  # new groups follow the last intact one
+            self._tail_cut = None
+
     def _new_file(self, number: int, start_lsn: int) -> None:
+        self.settle()  # the torn file's number comes next: the new file must not inherit its bytes
         f = self.device.open(file_name(number), "redo", create=True)
         head = FILE_HEADER.pack(FILE_MAGIC, VERSION, start_lsn)
         head += struct.pack("<I", crc32(head))
         try:
             f.write(0, head.ljust(FILE_HEADER_SIZE, b"\0"))
         except OSError as exc:
-            raise _redo_write_failed(exc, f"header of {f.name}") from exc
+            _raise_write_failed(exc, f"header of {f.name}")
         self.files.append([number, start_lsn, f])
         self._unsynced.append(f)
 
@@ -249,9 +285,8 @@ class RedoLog:
                 check_torn_tail(data, pos, lsn, offset, where)
                 end_offset = offset + pos
         self.lsn = lsn
-        f = self.files[-1][2]
-        if end_offset is not None and f.size > end_offset and not self.read_only:
-            f.truncate(end_offset)  # cut the torn tail off, so that new groups follow the last intact one
+        if end_offset is not None and self.files[-1][2].size > end_offset:
+            self._tail_cut = end_offset  # cut off once recovery found no damage, or before the next write (settle)
         # (read-only: groups appended later stay in memory, so what follows the end on disk is never read)
 
     # -- writing ---------------------------------------------------------------------------------------------------
@@ -261,13 +296,14 @@ class RedoLog:
         ``group`` is a writable buffer: GROUP.size bytes left free for the header, then the body (the records,
         ending with COMMIT or CONTINUE). The header is filled in here.
         """
+        self.settle()
         body = memoryview(group)[GROUP.size:]
         number, start, f = self.files[-1]
         size = f.size + len(self._buffer)
         if not self.read_only and size > FILE_HEADER_SIZE and size + len(group) > self.file_bytes:
             self.sync()  # a file is complete and durable before its successor starts (only the last can be torn)
             self._new_file(number + 1, self.lsn)
-        unsynced = min(self.lsn - self.synced_lsn, UNSYNCED_MAX)
+        unsynced = min(self.lsn - self.synced_lsn, UNSYNCED_MAX) | (ENDS_BIT if body[-1] == COMMIT_BYTE else 0)
         GROUP.pack_into(group, 0, GROUP_MAGIC, len(body), self.lsn, crc32(body), unsynced)
         self._buffer += group
         begin = self.lsn
@@ -288,7 +324,7 @@ class RedoLog:
         try:
             f.append(self._buffer)
         except OSError as exc:
-            raise _redo_write_failed(exc, f"{len(self._buffer)} bytes to {f.name}") from exc
+            _raise_write_failed(exc, f"{len(self._buffer)} bytes to {f.name}")
         self._buffer.clear()
         if f not in self._unsynced:
             self._unsynced.append(f)
@@ -382,18 +418,62 @@ class RedoLog:
         return [file_name(number) for number, _, _ in self.files]
 
 
+def last_commit(device) -> int | None:
+    """The end LSN of the last COMMIT group that can be read intact, following the chain of redo files on
+    ``device`` from the oldest file's first group, or the checkpoint LSN if that is later (every batch before a
+    checkpoint had ended); None if neither can be read. For a salvage without replay (minidb repair): a page whose
+    LSN is at most this holds committed changes only."""
+    try:
+        cp = read_checkpoint(device)
+    except CorruptionError:
+        cp = None
+    found = cp.lsn if cp is not None else None
+    lsn = None  # where the next group must start
+    numbered = sorted((n, name) for name in device.list("redo-") if (n := _file_number(name)) is not None)
+    for _, name in numbered:
+        f = device.open(name, "redo")
+        try:
+            data = f.read(0, f.size)
+        finally:
+            f.close()
+        if len(data) < FILE_HEADER_SIZE:
+            break
+        magic, version, start = FILE_HEADER.unpack_from(data)
+        (crc,) = struct.unpack_from("<I", data, FILE_HEADER.size)
+        if magic != FILE_MAGIC or version != VERSION or crc != crc32(data[:FILE_HEADER.size]):
+            break
+        if lsn is not None and start != lsn:
+            break  # a gap in the chain: nothing after it follows from what was read
+        pos, lsn = FILE_HEADER_SIZE, start
+        while (nbytes := group_at(data, pos, lsn)) is not None:
+            pos += GROUP.size + nbytes
+            lsn += GROUP.size + nbytes
+            if data[pos - 1] == COMMIT_BYTE:
+                found = max(found or 0, lsn)
+        if pos != len(data):
+            break  # damage: the groups after it are not read
+    return found
+
+
 def group_at(data: bytes, pos: int, lsn: int) -> int | None:
     """Body bytes of the intact group at ``data[pos]`` that should start at ``lsn``, or None if there is none."""
     if pos + GROUP.size > len(data):
         return None
-    magic, nbytes, group_lsn, crc, _ = GROUP.unpack_from(data, pos)
+    magic, nbytes, group_lsn, crc, unsynced = GROUP.unpack_from(data, pos)
     body_at = pos + GROUP.size
     if magic != GROUP_MAGIC or group_lsn != lsn or nbytes == 0 or nbytes > len(data) - body_at:
         return None
     body = data[body_at:body_at + nbytes]
-    if crc32(body) != crc or body[-1] not in END_BYTES:
+    if crc32(body) != crc or body[-1] not in END_BYTES or (body[-1] == COMMIT_BYTE) != bool(unsynced & ENDS_BIT):
         return None
     return nbytes
+
+
+def synced_lsn(data: bytes, at: int) -> int:
+    """The synced LSN the group header at ``data[at]`` records (0 if its unsynced field saturated)."""
+    _, _, group_lsn, _, unsynced = GROUP.unpack_from(data, at)
+    unsynced &= UNSYNCED_MAX
+    return group_lsn - unsynced if unsynced < UNSYNCED_MAX else 0
 
 
 def _magic_offsets(data: bytes, start: int):
@@ -410,8 +490,7 @@ def check_torn_tail(data: bytes, pos: int, lsn: int, base: int, where: str) -> N
     end of the last file are a torn tail: no intact group after them says they were synced, and they look torn."""
     for at in _magic_offsets(data, pos + 1):
         if group_at(data, at, lsn + at - pos) is not None:
-            _, _, group_lsn, _, unsynced = GROUP.unpack_from(data, at)
-            synced = group_lsn - unsynced if unsynced < UNSYNCED_MAX else 0
+            synced = synced_lsn(data, at)
             if synced > lsn:
                 raise CorruptionError(f"{where}: damaged redo group, and the intact group at offset {base + at} "
                                       f"was appended once the log was synced to LSN {synced}: the damage hit "
@@ -434,7 +513,7 @@ def holds_synced_groups(f) -> bool:
     data = f.read(0, f.size)
     for at in _magic_offsets(data, 0):
         _, _, group_lsn, _, unsynced = GROUP.unpack_from(data, at)
-        if group_at(data, at, group_lsn) is not None and unsynced < at - FILE_HEADER_SIZE:
+        if group_at(data, at, group_lsn) is not None and unsynced & UNSYNCED_MAX < at - FILE_HEADER_SIZE:
             return True
     return False
 

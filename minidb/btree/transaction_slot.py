@@ -75,6 +75,7 @@ class TransactionSlot:
 
     def check_none(self) -> None:
         """ValueError if a transaction is open: it is the only writer."""
+        self.engine.failures.check_usable()  # a closed or stopped engine says so first, open transaction or not
         if self.open is not None:
             raise ValueError("a transaction is open on this B+tree engine (engine.begin()), and it is the only "
                              "writer: write through it, or commit or roll it back first")

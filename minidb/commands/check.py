@@ -25,6 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..units import number_in
+from .grade import MAX_SECONDS
+
 ANNOUNCE_AFTER = 5.0  # seconds a test runs before check says which one is running
 REMIND_EVERY = 15.0  # seconds between reminders while it goes on
 ERROR_LINES = 12  # lines of one error shown at most (pytest EXERCISE_FOLDER shows them all)
@@ -42,7 +45,7 @@ def register(subparsers) -> None:
                    help="the exercise number (01) or its folder; none inside an exercise's folder")
     p.add_argument("--exercises-dir", type=Path, default=None,
                    help="where the exercises are (default: the course's exercises/ folder around you)")
-    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--timeout", type=number_in(0.1, MAX_SECONDS), default=None, metavar="SECONDS",
                    help="the time limit of each test (default: the grader's, 60)")
     p.set_defaults(func=run)
 

@@ -5,8 +5,10 @@
     minidb experiment f3 --scale large --executor tcp://scheduler-host:8786
 
 An experiment is a module of ``minidb.experiments`` named for its finding, ``f<N>_<topic>`` (e.g.
-``f1_insert_benchmark``), with ``run(scale=None) -> pandas.DataFrame``. It can be named in full or by its finding
-alone (``f1``).
+``f1_insert_benchmark``), with ``run(scale=None)`` returning its results: a pandas DataFrame, or, for a finding
+made of several parts (F5's sizes, fills and column families), a dict of them by part. It can be named in full or
+by its finding alone (``f1``). The CSV holds one table: a dict's parts are stacked, each row with its part's name in
+a first column ``part`` (``results_table``).
 """
 
 from __future__ import annotations
@@ -14,8 +16,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import pkgutil
-import re
 import sys
 from pathlib import Path
 
@@ -23,17 +23,9 @@ from .. import experiments, scales
 from ..experiments import executors
 from . import output_file
 
-EXPERIMENT_NAME = re.compile(r"^(f\d+)_\w+$")  # f<finding number>_<topic>
-
-
 def available() -> dict[str, str]:
     """Experiment modules found in ``minidb.experiments``: finding (``f1``) -> module name, in finding order."""
-    found = {}
-    for info in pkgutil.iter_modules(experiments.__path__):
-        m = EXPERIMENT_NAME.match(info.name)
-        if m:
-            found[m.group(1)] = info.name
-    return dict(sorted(found.items(), key=lambda kv: int(kv[0][1:])))
+    return experiments.findings()
 
 
 def resolve(name: str) -> str:
@@ -85,9 +77,22 @@ def run(args: argparse.Namespace) -> int:
     if args.executor is not None:
         os.environ[executors.ENV] = args.executor  # every sweep of the experiment reads it (see executors.from_env)
     module = importlib.import_module(f"{experiments.__name__}.{module_name}")
-    frame = module.run(scale=args.scale)
+    frame = results_table(module.run(scale=args.scale))
     out.parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(out, index=False)
     print(f"{module_name} at scale {scales.current(args.scale)}: {len(frame)} rows, "
           f"{len(frame.columns)} columns written to {out}")
     return 0
+
+
+def results_table(results):
+    """An experiment's results as one DataFrame: a DataFrame as it is, a dict of them (part name -> DataFrame)
+    stacked with the part's name in a first column ``part`` (columns a part lacks are left empty)."""
+    import pandas as pd
+
+    if isinstance(results, pd.DataFrame):
+        return results
+    if isinstance(results, dict) and results and all(isinstance(f, pd.DataFrame) for f in results.values()):
+        return pd.concat([f.assign(part=name)[["part", *f.columns]] for name, f in results.items()],
+                         ignore_index=True)
+    raise TypeError(f"an experiment's run() returns a DataFrame or a dict of them, not {type(results).__name__}")

@@ -3,9 +3,11 @@
     minidb repair /path/to/damaged --out /path/to/salvaged
 
 DIR is only read (its files are copied into memory first). NEWDIR must not exist yet; it receives a new database
-of the same engine holding every key that could be read, and the report lists per keyspace the keys saved, then
-everything that could not be read (files, blocks, pages, log records) so that the loss is known, not silent.
-Exit code 0 if nothing was lost, 1 if something was, 2 on a bad argument.
+of the same engine holding every committed key that could be read, and the report lists per keyspace the keys
+saved, then everything that could not be read or was left out (files, blocks, pages, log records, changes of a
+batch that may not have committed) so that the loss is known, not silent. Exit code 0 if nothing was lost, 1 if
+something was, or if nothing could be salvaged (one line saying why; NEWDIR is then not created), 2 on a bad
+argument.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..errors import CorruptionError
 from ..kv import WriteBatch
 from ..storage import DirDevice
 from ..verify import engine_of, load
@@ -47,7 +50,12 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"minidb repair: error: {e}", file=sys.stderr)
         return 2
-    saved = salvage(dev, engine)
+    try:
+        saved = salvage(dev, engine)
+    except (CorruptionError, OSError) as e:
+        print(f"minidb repair: error: {args.dir}: nothing can be salvaged: {' '.join(str(e).split())}",
+              file=sys.stderr)
+        return 1
     out = DirDevice(args.out)
     db = open_like(engine, out, dev)
     try:

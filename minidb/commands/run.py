@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from .. import engines, scales
 from ..units import TIB, count_in, int_in, size_in
 
-DEVICE_CHOICES = ("nvme", "slow-ssd", "gp2", "io1")  # minidb.storage.models.PRESETS
+DEVICE_CHOICES = ("nvme", "slow-ssd", "sm863", "gp2", "io1")  # minidb.storage.models.PRESETS
 # Upper bounds of the command line's sizes (see the module docstring for why these values).
 MAX_ROWS = 100_000_000  # rows, nodes
 MAX_OPS = 10_000_000  # transactions, requests
@@ -75,7 +75,7 @@ WORKLOADS = {
                ("point-select", "read-write", "update-index", "insert")),
         Option("--tables", "tables", int_in(1, MAX_TABLES), f"tables, 1 to {MAX_TABLES} (default 1)"),
     )),
-    "tpcc": Workload("tpcc", "TPC-C-lite: new-order and payment transactions (seeds 001, 003)", (
+    "tpcc": Workload("tpcc", "TPC-C as sysbench-tpcc runs it: its five transactions (seeds 001, 003)", (
         Option("--warehouses", "warehouses", count_in(1, MAX_WAREHOUSES),
                f"warehouses loaded, 1 to {MAX_WAREHOUSES} (default: the scale's)"),
         Option("--transactions", "transactions", OPS,

@@ -8,6 +8,10 @@ verdict table; the tests run each experiment at ``tiny`` and assert the claims w
 A claim that does not hold at some scale is not hidden: it stays in the table with ``holds`` False, and its
 ``reason`` (written once, in the experiment module, where the mechanism is known) tells the reader why.
 
+The band says whether a finding's *direction* is reproduced; ``magnitude`` says how close our *size* is to the
+post's: ours over the published figure, and whether it is within 2x and within 1.25x (``WITHIN``). A published
+figure at or near zero has no useful ratio, so its claim states an absolute ``tolerance`` instead.
+
     >>> c = Claim.check("16 KiB pages write >= 2.5x the bytes of 4 KiB pages", published=3.21, ours=3.48,
     ...                 band=at_least(2.5))
     >>> c.holds, c.band.text
@@ -23,6 +27,8 @@ import pandas as pd
 
 SCALES = ("tiny", "small", "large")  # the scales a claim may be required to hold at (minidb.scales's presets)
 COLUMNS = ("claim", "published", "ours", "band", "holds", "reason")  # verdict()'s columns, in order
+WITHIN = (2.0, 1.25)  # the magnitude yardsticks: ours within 2x of the published figure, and within 1.25x
+NEAR_ZERO = 0.01  # a published figure smaller than this (in absolute value) is compared with a tolerance, not a ratio
 
 
 @dataclass(frozen=True)
@@ -88,19 +94,53 @@ class Claim:
     ours: float  # the run's figure, computed by claims() from the results
     band: Band  # where ours must fall for the claim to be reproduced
     must_hold: tuple[str, ...] = SCALES  # scales at which the test suite asserts it
-    reason: str = ""  # why it may not hold (shown only where it does not)
+    reason: str = ""  # why it may not hold (shown only where it does not), or why its size differs from the post's
+    tolerance: float | None = None  # |ours - published| that counts as the same size, for a figure near zero
     holds: bool = field(init=False)  # ours is within band
 
     def __post_init__(self) -> None:
         unknown = set(self.must_hold) - set(SCALES)
         if unknown:
             raise ValueError(f"unknown scale(s) {sorted(unknown)} in must_hold: use {SCALES}")
+        if self.tolerance is not None and not self.tolerance >= 0:
+            raise ValueError(f"claim {self.claim!r}: tolerance must be >= 0, got {self.tolerance}")
+        if numeric(self.published) and abs(self.published) < NEAR_ZERO and self.tolerance is None:
+            raise ValueError(f"claim {self.claim!r}: the published figure {self.published} is near zero, so the "
+                             f"claim needs a tolerance to compare ours with it")
         object.__setattr__(self, "holds", self.band.contains(self.ours))
 
     @classmethod
-    def check(cls, claim: str, *, published, ours: float, band: Band, must_hold=SCALES, reason: str = "") -> Claim:
+    def check(cls, claim: str, *, published, ours: float, band: Band, must_hold=SCALES, reason: str = "",
+              tolerance: float | None = None) -> Claim:
         """A claim whose ``holds`` is computed from ``ours`` and ``band`` (the only way to build one)."""
-        return cls(claim, published, float(ours), band, tuple(must_hold), reason)
+        return cls(claim, published, float(ours), band, tuple(must_hold), reason, tolerance)
+
+    @property
+    def magnitude(self) -> Magnitude | None:
+        """How close ours is to the published figure (None when the claim names no published number)."""
+        if not numeric(self.published):
+            return None
+        published = float(self.published)
+        ratio = self.ours / published if published else math.nan
+        if self.tolerance is not None:
+            close = abs(self.ours - published) <= self.tolerance
+            return Magnitude(ratio, close, close)
+        fine = math.isfinite(ratio) and ratio > 0
+        return Magnitude(ratio, *(fine and 1 / f <= ratio <= f for f in WITHIN))
+
+
+@dataclass(frozen=True)
+class Magnitude:
+    """Ours beside a published figure: their ratio and whether it is within ``WITHIN``'s two factors."""
+
+    ratio: float  # ours / published (NaN for a published zero)
+    within_2x: bool  # 1/2 <= ratio <= 2, or within the claim's tolerance
+    within_1_25x: bool  # 1/1.25 <= ratio <= 1.25, or within the claim's tolerance
+
+
+def numeric(x) -> bool:
+    """Whether ``x`` is a published *number* (not text, not None, not a bool)."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and not math.isnan(x)
 
 
 def verdict(claims: list[Claim]) -> pd.DataFrame:

@@ -181,6 +181,19 @@ def published() -> pd.DataFrame:
     return frame
 
 
+def doublewrite_w_amp() -> float:
+    """Seed 002's factor for the doublewrite buffer: every page written back is written twice
+    (doublewrite_write_amp.csv)."""
+    return float(data.load("doublewrite_write_amp").set_index("engine").w_amp["InnoDB"])
+
+
+# Why our LSM's lead in bytes written can differ from the post's (shown where it is outside 1.25x of it).
+LSM_LEAST_LESS = ("the ratio divides two counts that each differ from the post's: our B+tree's KB per transaction with "
+                  "4 KiB pages and our LSM's (which stands in ZSTD for MyRocks's zlib); chapter 4 sets each beside "
+                  "InnoDB's and MyRocks's. At the smallest scale the LSM holds two levels below L0 and writes a "
+                  "fraction of its bytes per transaction at a larger scale")
+
+
 def claims(results: pd.DataFrame) -> list[Claim]:
     """F2's verdict (DESIGN.md): B+tree bytes written per transaction grow with the page size (16 KiB / 4 KiB at
     least 2.5x), the doublewrite buffer doubles the page writes, and the LSM writes the least; with the level flows
@@ -201,13 +214,14 @@ def claims(results: pd.DataFrame) -> list[Claim]:
                     published=(pub_steps / pub_steps.shift()).min(), ours=(steps / steps.shift()).min(),
                     band=at_least(1.2)),
         Claim.check("The doublewrite buffer doubles the page writes: doublewrite / page KB written, 16 KiB",
-                    published=None, ours=on16.doublewrite_wkb_per_txn / on16.page_wkb_per_txn,
+                    published=doublewrite_w_amp() - 1, ours=on16.doublewrite_wkb_per_txn / on16.page_wkb_per_txn,
                     band=within(1.0, 0.02)),
         Claim.check("Turning doublewrite off halves the page writes: KB written per transaction, off / on, 16 KiB",
-                    published=None, ours=off16.wkb_per_txn / on16.wkb_per_txn, band=within(0.5, 0.1)),
+                    published=1 / doublewrite_w_amp(), ours=off16.wkb_per_txn / on16.wkb_per_txn,
+                    band=within(0.5, 0.1)),
         Claim.check("The LSM writes the least: the smallest B+tree KB per transaction / the LSM's",
                     published=pub_innodb.min() / pub[pub.engine == "MyRocks"].wkb_per_txn.iloc[0],
-                    ours=btree.wkb_per_txn.min() / lsm.wkb_per_txn, band=at_least(1)),
+                    ours=btree.wkb_per_txn.min() / lsm.wkb_per_txn, band=at_least(1), reason=LSM_LEAST_LESS),
     ] + _model_claims(levels_of(results))
 
 

@@ -8,7 +8,7 @@ small buffer pool reads a page for most rows it touches and writes back whole pa
 (compressed), so a given memory caches a larger share of it, and its writes are sequential runs whatever the
 memory.
 
-``run`` runs TPC-C-lite (``minidb.workloads.tpcc``, New-Order and Payment as sysbench-tpcc) on both engines at each
+``run`` runs TPC-C as sysbench-tpcc runs it (``minidb.workloads.tpcc``: its five transactions) on both engines at each
 memory of ``MEMORY_GB``; ``published`` gives the post's tables in the same columns, per transaction as well as per
 second (``rkb_per_txn`` = read KB/s over TPS).
 
@@ -16,8 +16,9 @@ second (``rkb_per_txn`` = read KB/s over TPS).
 data: 70 GB is MyRocks's uncompressed size in the post, the size our estimate (keys and values, as the LSM stores
 them) stands for (``minidb.scales.TPCC_MEMORY_SWEEP``). Both engines get the same cache at each point, as in the
 post, and the LSM's memtable and level sizes scale from the same reference. The LSM compresses with LZ4, as the
-post's MyRocks. The seed's SSD (a SATA Samsung SM863) is not one of our device models; the runs use ``nvme``, the
-model of the other chapters, and the chapter says where that matters.
+post's MyRocks. The runs use the device model of the seed's own SSD, a SATA Samsung SM863, from its data sheet
+(``minidb.storage.models.sm863``): it reads at random three times faster than it writes, and its 520 MB/s are a
+quarter of the ``nvme`` model's.
 
 **The server.** Every transaction pays the calibrated server's CPU per statement and per row (``minidb.sim.server``,
 fitted to this post's CPU use at its largest memory: ``minidb.experiments.calibration``) on 56 cores, with 56
@@ -40,13 +41,13 @@ from ..workloads import DataSetup, RunSetup
 from ..workloads.loaded import LoadedData
 from ..workloads.tpcc import estimated_db_bytes, load_tpcc, tpcc_from, tpcc_load_key
 from .calibration import calibrated_server
-from .claims import Claim, at_least, at_most, within
+from .claims import SCALES, Claim, at_least, at_most, between, within
 from .images import Load
 from .runner import sweep
 
 MEMORY_GB = (5, 10, 20, 40, 60, 80, 100)  # points of the seed's sweep (its table has 5, 10, 20, ..., 100)
 LSM_COMPRESSION = "lz4"  # seed 001: "LZ4 as the default compression on disk"
-DEVICE = "nvme"  # the model of chapters 3 and 4 (the seed's SATA SSD has no model of its own: module docstring)
+DEVICE = "sm863"  # seed 001: "Storage: SAMSUNG SM863 1.9TB Enterprise SSD" (minidb.storage.models.sm863)
 ENGINES = engines.NAMES
 
 SERVER_THREADS = data.SEED_001_THREADS  # seed 001's server's hardware threads, which vmstat's % are of
@@ -83,7 +84,7 @@ def load_point(engine: str, warehouses: int, scale: str, seed: int = 0, **_) -> 
 
 def run_point(engine: str, memory_gb: float, warehouses: int, transactions: int, scale: str, seed: int = 0,
               loaded: LoadedData | None = None) -> dict:
-    """One TPC-C-lite run with the cache standing for ``memory_gb``: TPS, what limits it, and IO per transaction
+    """One TPC-C run with the cache standing for ``memory_gb``: TPS, what limits it, and IO per transaction
     and per second; on a copy of ``loaded`` (``load_point``'s load, made here if not given)."""
     loaded = loaded if loaded is not None else load_point(engine, warehouses, scale, seed).make()
     setup = RunSetup(loaded.data, cache_bytes=cache_bytes(memory_gb, warehouses, scale, seed), device=DEVICE,
@@ -135,14 +136,41 @@ def _relative(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(tps_vs_largest=frame.tps / frame.engine.map(largest))
 
 
+# The post's B+tree read 0.13% as much at 100 GB as at 5 GB: a share this small has no useful ratio, so ours counts
+# as the same size when it is within one percentage point of it (the magnitude table, minidb.experiments.claims).
+READS_LEFT_TOLERANCE = 0.01
+
 # Why the LSM's throughput may not be flat in our runs (the reason its claim shows where it does not hold).
 LSM_NOT_CPU_BOUND = ("the post's MyRocks was limited by its CPU (56% user time at 5 GB, 61% at 100 GB), so reads "
                      "saved did not make it faster; where our LSM's reads per transaction still cost more device "
                      "time than the server's CPU (minidb.sim.server), every read saved is throughput gained")
 # Why the B+tree's rise can fall short of the post's 7x (shown where its claim does not hold).
 BTREE_RISE_CAPPED = ("the server's CPU per transaction (calibrated on the post's CPU use, minidb.sim.server) caps both "
-                     "engines at the top of the sweep, while at the bottom our B+tree reads from the nvme model, "
-                     "faster than the post's SATA SSD, so it starts higher and has less far to rise")
+                     "engines at the top of the sweep, so the rise is the ratio of that cap to the B+tree's rate with "
+                     "the least memory, where its page reads and writes fill the SM863's bandwidth")
+# Why both engines spend about the same CPU per transaction in our runs (the post's MyRocks spent 1.39 times
+# InnoDB's).
+SAME_SERVER_CPU = ("the server's SQL layer is most of a transaction's CPU (over 98% here) and the model charges both "
+                   "engines the one cost per statement and row fitted to the mean of the post's two engines "
+                   "(chapter 2b); our engines' own CPU per transaction differs, but is too small to move the ratio")
+# Why our LSM reads more bytes per transaction than MyRocks with the least memory.
+LSM_READS_MORE = ("with the least memory our LSM misses its block cache on about a fifth of its block lookups and "
+                  "reads a compressed 16 KiB data block for each miss (a point read needs one block per row it "
+                  "finds); the post gives MyRocks's KB per second only, not its reads per transaction or its cache's "
+                  "hit rate, so which reads ours adds is not measured")
+# Why our B+tree can read and write more per transaction than InnoDB with the least memory (shown outside 1.25x).
+BTREE_POOL_FLOOR = ("at the smallest scale the least memory is the B+tree's smallest pool, 16 pages, which cannot even "
+                    "hold the roots and inner pages of TPC-C's fifteen trees (nine tables, six indexes), so a "
+                    "transaction also reads and writes back pages a pool of the post's share would keep")
+# Why our LSM can write less per transaction than MyRocks with the least memory (shown outside 1.25x).
+LSM_FEWER_LEVELS = ("at the smallest scale our LSM's data fills fewer levels below L0 than at a larger scale (chapter "
+                    "4 counts its levels and what compaction writes into each), so its compactions rewrite each byte "
+                    "fewer times than MyRocks's did over 70 GB")
+# Why the LSM's lead with the least memory can pass the post's (shown outside 1.25x).
+LSM_LEAD_FROM_POOL_FLOOR = (BTREE_POOL_FLOOR + "; the B+tree's rate there is those bytes against the SM863's "
+                            "bandwidth, so the LSM's lead grows with them")
+# The bands of the absolute per-transaction figures: the same quantity, counted, within 2x of the post's.
+ABSOLUTE = 2.0
 
 
 def claims(results: pd.DataFrame) -> list[Claim]:
@@ -168,12 +196,19 @@ def claims(results: pd.DataFrame) -> list[Claim]:
         first, last = ends(frame, engine, "rkb_per_txn")
         return last / first
 
+    def least(engine_pub, engine, column, what, reason="", must_hold=SCALES):
+        p = ends(pub, engine_pub, column)[0]
+        return Claim.check(f"With the least memory the {what} per transaction as {engine_pub} did (within 2x)",
+                           published=p, ours=ends(results, engine, column)[0], band=between(p / ABSOLUTE, p * ABSOLUTE),
+                           reason=reason, must_hold=must_hold)
+
     return [
         Claim.check("The B+tree's reads per transaction fall 10x or more across the sweep: KB read, most / least "
-                    "memory", published=fall(pub, "InnoDB"), ours=fall(results, "btree"), band=at_most(0.1)),
+                    "memory", published=fall(pub, "InnoDB"), ours=fall(results, "btree"), band=at_most(0.1),
+                    tolerance=READS_LEFT_TOLERANCE),
         Claim.check("The B+tree's throughput rises 4x or more across the sweep: TPS, most / least memory",
                     published=_ratio(ends(pub, "InnoDB", "tps")), ours=_ratio(ends(results, "btree", "tps")),
-                    band=at_least(4), must_hold=(), reason=BTREE_RISE_CAPPED),
+                    band=at_least(4), reason=BTREE_RISE_CAPPED),
         Claim.check("The LSM's writes per transaction stay flat (+-15%): KB written, largest / smallest",
                     published=spread(pub, "MyRocks", "wkb_per_txn"), ours=spread(results, "lsm", "wkb_per_txn"),
                     band=at_most(1.15)),
@@ -182,14 +217,18 @@ def claims(results: pd.DataFrame) -> list[Claim]:
                     band=within(1.0, 0.25), must_hold=("tiny",), reason=LSM_NOT_CPU_BOUND),
         Claim.check("With the least memory the LSM is faster: LSM / B+tree TPS",
                     published=sides(pub, "InnoDB", "MyRocks", 0), ours=sides(results, "btree", "lsm", 0),
-                    band=at_least(1)),
+                    band=at_least(1), reason=LSM_LEAD_FROM_POOL_FLOOR),
         Claim.check("With the most memory the B+tree is faster: B+tree / LSM TPS",
                     published=1 / sides(pub, "InnoDB", "MyRocks", -1), ours=1 / sides(results, "btree", "lsm", -1),
                     band=at_least(1)),
         Claim.check("With the most memory the LSM spends more CPU per transaction: LSM / B+tree CPU ms",
                     published=ends(pub, "MyRocks", "cpu_ms_per_txn")[1] / ends(pub, "InnoDB", "cpu_ms_per_txn")[1],
                     ours=ends(results, "lsm", "cpu_ms_per_txn")[1] / ends(results, "btree", "cpu_ms_per_txn")[1],
-                    band=at_least(1)),
+                    band=at_least(1), reason=SAME_SERVER_CPU),
+        least("InnoDB", "btree", "rkb_per_txn", "B+tree reads KB", BTREE_POOL_FLOOR, ("small", "large")),
+        least("InnoDB", "btree", "wkb_per_txn", "B+tree writes KB", BTREE_POOL_FLOOR),
+        least("MyRocks", "lsm", "rkb_per_txn", "LSM reads KB", LSM_READS_MORE),
+        least("MyRocks", "lsm", "wkb_per_txn", "LSM writes KB", LSM_FEWER_LEVELS),
     ]
 
 

@@ -100,7 +100,7 @@ class LSMEngine(Engine):
         self.last_sequence: int = opened.last_sequence  # sequence number of the last write applied
         self.recovery: dict = opened.recovery  # what the open's WAL replay did (wal_recovery.ReplayReport.as_dict())
         # The WAL being written (None when read_only) and the older ones still needed (wal_files.py).
-        self.wal_files = WalFiles(device, db, self.vs, self._memtables, opened.wal, opened.wal_numbers)
+        self.wal_files = WalFiles(device, self.vs, self._memtables, opened.wal, opened.wal_numbers)
         # Flushes, compactions, stalls and background errors (scheduler.py), through its SchedulerHost interface.
         self.scheduler = Scheduler(self)
         if not self.read_only:

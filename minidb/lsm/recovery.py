@@ -7,24 +7,29 @@ Recovery, all of its IO attributed to the cause ``recovery``:
    nothing could be lost: an empty device, or the debris of a creation that crashed before CURRENT existed (the
    first MANIFEST and ``CURRENT.tmp``, which hold no data). SSTs, WALs or other files without CURRENT are a
    database that lost its CURRENT: ``NotADatabaseError``, never an empty database over them.
-2. Delete what no durable state names: SSTs absent from every version (outputs of jobs that crashed before their
-   MANIFEST edit), other MANIFESTs, a stray ``CURRENT.tmp``, WALs older than every family's log number. If the
-   MANIFEST's last edit was torn, unnamed SSTs are kept instead: that edit may have named them, so they are not
-   provably obsolete, and ``minidb repair`` can still salvage them.
-3. Replay the remaining WALs in order into fresh memtables, skipping a family's records in WALs older than its log
+2. Check the chain of files (wal_chain.py): every SST the MANIFEST names is there with its listed size, and the
+   WALs numbered at or above the smallest log number vouch for each other and for the MANIFEST, which vouches for
+   the newest; a file missing, cut, emptied, swapped or rolled back is ``CorruptionError`` naming it.
+3. Replay those WALs in order into fresh memtables, skipping a family's records in WALs older than its log
    number (already flushed). Damage is met as ``wal_recovery_mode`` says (wal_recovery.py): by default a torn tail
    ends the replay and damage to synced records raises CorruptionError. ``engine.recovery`` reports what happened.
-4. With ``avoid_flush_during_recovery`` (the default) the replayed WALs stay, the memtables hold their records
+4. Only then, with everything checked, delete what no durable state names: SSTs absent from every version
+   (outputs of jobs that crashed before their MANIFEST edit), other MANIFESTs, a stray ``CURRENT.tmp``, WALs older
+   than every family's log number. If the MANIFEST's last edit was torn, unnamed SSTs are kept instead: that edit
+   may have named them, so they are not provably obsolete, and ``minidb repair`` can still salvage them. An open
+   that fails before this step has deleted nothing.
+5. With ``avoid_flush_during_recovery`` (the default) the replayed WALs stay, the memtables hold their records
    until the next flush, and the MANIFEST read in step 1 goes on being appended to: an open that changes nothing
-   durable writes nothing, so a database reopens on a full disk. Where replay stopped in the last WAL (a torn
-   tail, or kPointInTimeRecovery's stop), that WAL is cut there (truncating needs no space), as a WAL followed by a
-   newer one must read cleanly to its end. Replay that skipped damage (kSkipAnyCorruptedRecords) or stopped before
-   the last WAL flushes instead, so the damage is not met again. Flushing: the memtables are flushed to L0, a fresh
-   MANIFEST holding the whole state is written, CURRENT points to it and the replayed WALs and the old MANIFEST are
-   deleted. Either way a new, empty WAL takes the writes from now on. A crash at any step leaves the old state
+   durable writes only the new WAL's header, which waits for the first batch if the disk is full, so a database
+   reopens on a full disk. Where replay stopped in the last WAL (a torn tail, or kPointInTimeRecovery's stop),
+   that WAL is cut there (truncating needs no space), as a WAL followed by a newer one must read cleanly to its
+   end. Replay that skipped damage (kSkipAnyCorruptedRecords) or stopped before the last WAL flushes instead, so
+   the damage is not met again. Flushing: the memtables are flushed to L0, a fresh MANIFEST holding the whole
+   state is written, CURRENT points to it and the replayed WALs and the old MANIFEST are deleted. Either way a
+   new WAL, vouching for the last one kept, takes the writes from now on. A crash at any step leaves the old state
    intact for next time.
 
-A ``read_only`` open does steps 1 and 3 only (the WALs are replayed into memory, up to the damage the mode stops
+A ``read_only`` open does steps 1 to 3 only (the WALs are replayed into memory, up to the damage the mode stops
 at): it creates, writes, renames and deletes nothing, and takes no lock, as RocksDB's OpenForReadOnly.
 
 ``recover(...)`` does all of it and returns the state the engine starts from (a ``Recovery``): the version set,
@@ -45,7 +50,8 @@ from .memtable import MemTable
 from .table_outputs import TableOutputs, sst_name
 from .version_set import CURRENT, CURRENT_TMP, CFState, VersionSet, manifest_name, parse_manifest_name
 from .version import Version
-from .wal import WalWriter, replay, wal_name
+from . import wal_chain
+from .wal import WalHeader, WalWriter, read_wals, replay, wal_name
 from .write_batch import apply_batch
 
 _NUMBERED = re.compile(r"^(\d{6,})\.(sst|log)$")
@@ -105,15 +111,21 @@ class Recovery:
             else:
                 self._create()
             families_added = self._attach_families()
-            if not read_only:
-                self._remove_orphans()
+            # Everything is checked and replayed before any file is deleted: an open that finds damage changes
+            # nothing, and one that gets through deletes only what the state it proved whole makes obsolete.
             self._check_live_files()
-            wal_numbers = sorted(n for n, kind in filter(None, map(_numbered, self.device.list())) if kind == "log")
-            replayed, report = replay(self.device, wal_numbers, self._replay_record, self.db.wal_recovery_mode)
+            oldest = min(cf.state.log_number for cf in self.cfs.values())
+            wal_numbers = sorted(n for n, kind in filter(None, map(_numbered, self.device.list()))
+                                 if kind == "log" and n >= oldest)
+            logs = read_wals(self.device, wal_numbers)
+            synced = wal_chain.check(logs, wal_chain.Expected(oldest, self.vs.tracked_wal, self.vs.manifest_number,
+                                                              self.vs.manifest_intact))
+            replayed, report = replay(logs, self._replay_record, self.db.wal_recovery_mode, synced)
             self.recovery = report.as_dict()
             self.last_sequence = max(self.vs.last_sequence, replayed)
             if read_only:
                 return
+            self._remove_orphans(oldest)
             keep_wals = self.db.avoid_flush_during_recovery and report.skipped == 0 and (
                 report.stop is None or report.stop[0] == wal_numbers[-1])
             if keep_wals:
@@ -128,6 +140,7 @@ class Recovery:
                 else:
                     self.vs.append_to_recovered()
                 new_wal = self.vs.new_file_number()  # after the MANIFEST: a new database's first one is number 1
+                predecessor = self._newest_holding(wal_numbers)
             else:
                 new_wal = self.vs.new_file_number()
                 for cf in self.cfs.values():
@@ -138,9 +151,20 @@ class Recovery:
                 self.vs.write_new_manifest()
                 for n in wal_numbers:
                     self.device.delete(wal_name(n))
-            self.wal = WalWriter(self.device, new_wal, self.db.wal_sync, not self.db.reproduce_2018_disk_full_bug)
+                predecessor = (0, 0)  # the replayed WALs are gone, and below every log number
+            header = WalHeader(new_wal, *predecessor, self.vs.manifest_number, self.vs.manifest_size)
+            self.wal = WalWriter(self.device, header, self.db.wal_sync, not self.db.reproduce_2018_disk_full_bug)
             self.wal.synced_seq = self.last_sequence
             self.wal_numbers.append(new_wal)
+            self.vs.wal = self.wal
+
+    def _newest_holding(self, numbers: list[int]) -> tuple[int, int]:
+        """(number, size) of the newest of WALs ``numbers`` that holds records, as they are now; (0, 0) if none."""
+        for n in reversed(numbers):
+            size = self.device.size(wal_name(n))
+            if size:
+                return n, size
+        return 0, 0
 
     def _database_exists(self) -> bool:
         """True if the device holds a database (CURRENT exists); False if one may be created here; otherwise the
@@ -194,9 +218,8 @@ class Recovery:
             self.keyspaces[ks] = (cf_id, ks_id.to_bytes(4, "big"))
         return added
 
-    def _remove_orphans(self) -> None:
+    def _remove_orphans(self, oldest_wal: int) -> None:
         live = {f.number for cf in self.cfs.values() for _, f in cf.version.all_files()}
-        oldest_wal = min(cf.state.log_number for cf in self.cfs.values())
         top = self.vs.next_file_number
         for name in self.device.list():
             num = _numbered(name)
@@ -210,10 +233,18 @@ class Recovery:
         self.vs.next_file_number = top  # never reuse the number of a file that was on the device
 
     def _check_live_files(self) -> None:
-        missing = [f.number for cf in self.cfs.values() for _, f in cf.version.all_files()
-                   if not self.device.exists(sst_name(f.number))]
+        """Every SST the MANIFEST names is there with the size it lists (its properties are checked when it is
+        first read, table_reader.py)."""
+        files = [f for cf in self.cfs.values() for _, f in cf.version.all_files()]
+        missing = [f.number for f in files if not self.device.exists(sst_name(f.number))]
         if missing:
-            raise CorruptionError(f"the MANIFEST names SSTs that do not exist: {missing[:10]}")
+            raise CorruptionError(f"the MANIFEST names SSTs that do not exist: "
+                                  f"{', '.join(map(sst_name, missing[:10]))}")
+        for f in files:
+            size = self.device.size(sst_name(f.number))
+            if size != f.size:
+                raise CorruptionError(f"{sst_name(f.number)} holds {size} bytes, but the MANIFEST lists {f.size}: "
+                                      f"cut, extended or replaced by another file")
 
     def _replay_record(self, payload: bytes, wal_number: int) -> None:
         skip = [mem is not None and wal_number < self.cfs[i].state.log_number

@@ -12,6 +12,8 @@ payload (varints, and byte strings as a varint length then the bytes)::
     6 new file          cf, level, number, size, smallest, largest, smallest seq, largest seq, entries, deletions
     7 column family     id, name
     8 keyspace          id, name, cf, unique
+    9 format            version           the MANIFEST's format (2); the first edit of every MANIFEST carries it
+   10 WAL               number, bytes     the WAL being written when the edit was logged, and its bytes then synced
 
 A flush's edit adds its L0 file and advances the family's log number; a compaction's deletes its inputs and adds
 its outputs; a trivial move deletes a file from one level and adds it to the next. Each edit is one log record, so
@@ -27,7 +29,9 @@ from minidb.errors import CorruptionError
 from .dbformat import MAX_SEQUENCE, parse_internal_key
 from .format import decode_varint, encode_varint
 
-LOG_NUMBER, NEXT_FILE, LAST_SEQUENCE, COMPACT_POINTER, DELETED_FILE, NEW_FILE, COLUMN_FAMILY, KEYSPACE = range(1, 9)
+(LOG_NUMBER, NEXT_FILE, LAST_SEQUENCE, COMPACT_POINTER, DELETED_FILE, NEW_FILE, COLUMN_FAMILY, KEYSPACE, FORMAT,
+ WAL) = range(1, 11)
+FORMAT_VERSION = 2  # 2: MANIFESTs record their format and the WAL being written, WALs start with a header (FORMAT.md)
 
 
 @dataclass
@@ -63,11 +67,15 @@ class VersionEdit:
     new_files: list[tuple[int, int, FileMeta]] = field(default_factory=list)  # (cf, level, file)
     column_families: list[tuple[int, str]] = field(default_factory=list)  # (cf id, name) created
     keyspaces: list[tuple[int, str, int, bool]] = field(default_factory=list)  # (id, name, cf id, unique)
+    format: int | None = None  # the MANIFEST's format version (its first edit only)
+    wal: tuple[int, int] | None = None  # (number, synced bytes) of the WAL being written when the edit was logged
 
     def encode(self) -> bytes:
         """The edit's bytes."""
         out = []
         v = encode_varint
+        if self.format is not None:
+            out += [v(FORMAT), v(self.format)]
         for cf_id, name in self.column_families:
             out += [v(COLUMN_FAMILY), v(cf_id), _bytes(name.encode())]
         for ks_id, name, cf_id, unique in self.keyspaces:
@@ -85,6 +93,8 @@ class VersionEdit:
         for cf_id, level, f in self.new_files:
             out += [v(NEW_FILE), v(cf_id), v(level), v(f.number), v(f.size), _bytes(f.smallest), _bytes(f.largest),
                     v(f.smallest_seq), v(f.largest_seq), v(f.num_entries), v(f.num_deletions)]
+        if self.wal is not None:
+            out += [v(WAL), v(self.wal[0]), v(self.wal[1])]
         return b"".join(out)
 
     @classmethod
@@ -118,6 +128,10 @@ class VersionEdit:
                              smallest_seq=r.varint(), largest_seq=r.varint(), num_entries=r.varint(),
                              num_deletions=r.varint())
                 edit.new_files.append((cf_id, level, f))
+            elif tag == FORMAT:
+                edit.format = r.varint()
+            elif tag == WAL:
+                edit.wal = (r.varint(), r.varint())
             else:
                 raise CorruptionError(f"unknown version edit tag {tag} in {origin}")
         return edit

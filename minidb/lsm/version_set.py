@@ -10,8 +10,11 @@ At each open the engine writes a fresh MANIFEST holding one edit, a snapshot of 
 to it: it writes ``CURRENT.tmp``, syncs it and renames it over ``CURRENT`` (a rename is atomic), so a crash leaves
 CURRENT naming either the old MANIFEST or the new one, both complete.
 
-Every edit the engine logs carries the next file number and the last sequence number, so counters survive restarts.
-MANIFEST records are synced one at a time, so only the last can be torn by a crash: damage followed by a valid
+Every edit the engine logs carries the next file number and the last sequence number, so counters survive restarts,
+and the WAL being written with its bytes synced so far (RocksDB's ``track_and_verify_wals_in_manifest`` tracks
+WALs the same way): recovery finds that WAL missing or cut short (wal_chain.py). The first edit of every MANIFEST
+carries the format version (``FORMAT_VERSION``); a MANIFEST without it is refused by name. MANIFEST records are
+synced one at a time, so only the last can be torn by a crash: damage followed by a valid
 record is corruption (``CorruptionError``), and so is damage at the end that does not look like a torn write
 (``log_reader.torn``); a torn last edit is ignored, and ``tail_dropped`` tells recovery that the SSTs it may have
 named are not provably orphans.
@@ -27,7 +30,7 @@ from minidb.errors import CorruptionError
 from .log_reader import Drop, scan
 from .log_writer import LogWriter
 from .version import Version
-from .version_edit import VersionEdit
+from .version_edit import FORMAT_VERSION, VersionEdit
 
 CURRENT = "CURRENT"  # names the MANIFEST in use
 CURRENT_TMP = "CURRENT.tmp"  # written, synced, then renamed over CURRENT
@@ -67,6 +70,9 @@ class VersionSet:
         self.tail_dropped = False  # recover() ignored a torn last edit
         self.numbers: set[int] = set()  # the file numbers in some version: a number may be in one place only
         self.manifest_clean = False  # recover() read the MANIFEST to its end without a torn edit (may append to it)
+        self.manifest_intact = 0  # recover(): bytes of the MANIFEST up to the end of its last intact edit
+        self.tracked_wal: tuple[int, int] | None = None  # (WAL number, synced bytes) its last edit recorded
+        self.wal = None  # the WalWriter being written, recorded in every edit (the engine sets it)
 
     # -- state ---------------------------------------------------------------------------------------------------
     def cf_by_name(self, name: str) -> CFState | None:
@@ -119,9 +125,15 @@ class VersionSet:
         except KeyError:
             raise CorruptionError(f"MANIFEST names unknown column family {cf_id}") from None
 
+    def wal_position(self) -> tuple[int, int] | None:
+        """(number, synced bytes) of the WAL being written, for an edit; before there is one, what the recovered
+        MANIFEST recorded."""
+        return (self.wal.number, self.wal.synced_size) if self.wal is not None else self.tracked_wal
+
     def snapshot(self) -> VersionEdit:
-        """One edit that recreates the whole state."""
-        edit = VersionEdit(next_file_number=self.next_file_number, last_sequence=self.last_sequence)
+        """One edit that recreates the whole state (the first of a MANIFEST: it carries the format version)."""
+        edit = VersionEdit(next_file_number=self.next_file_number, last_sequence=self.last_sequence,
+                           format=FORMAT_VERSION, wal=self.wal_position())
         for cf in sorted(self.cfs.values(), key=lambda c: c.id):
             edit.column_families.append((cf.id, cf.name))
             edit.log_numbers[cf.id] = cf.log_number
@@ -138,6 +150,7 @@ class VersionSet:
         """Make ``edit`` durable, then apply it; on OSError nothing is applied (and the MANIFEST is intact)."""
         edit.next_file_number = self.next_file_number
         edit.last_sequence = max(self.last_sequence, last_sequence)
+        edit.wal = self.wal_position()
         if self.broken:
             self.write_new_manifest()
         data, block_offset = self.writer.encode(edit.encode())
@@ -155,6 +168,8 @@ class VersionSet:
         self.manifest_size += len(data)
         self.writer.commit(block_offset)
         self.apply(edit, num_levels)
+        if self.wal is not None:
+            self.wal.mark(self.manifest_number, self.manifest_size)  # the WAL vouches for this edit (wal_chain.py)
 
     def write_new_manifest(self) -> None:
         """Start a new MANIFEST holding a snapshot of the state, point CURRENT to it, delete the old one."""
@@ -178,6 +193,8 @@ class VersionSet:
         self.file, self.writer, self.manifest_number, self.manifest_size = f, writer, number, len(data)
         writer.commit(block_offset)
         self.broken = False
+        if self.wal is not None:
+            self.wal.mark(number, len(data))
         if old and self.device.exists(manifest_name(old)):
             self.device.delete(manifest_name(old))
 
@@ -217,6 +234,9 @@ class VersionSet:
         events = scan(data)
         for event in events:
             if isinstance(event, Drop):
+                if event.offset == 0:
+                    raise CorruptionError(f"{name} offset 0: {event.reason}: its first edit, written and synced "
+                                          f"before {CURRENT} named it, is damaged")
                 if not event.tail:
                     raise CorruptionError(f"{name} offset {event.offset}: {event.reason}, before valid edits")
                 if not event.torn:
@@ -224,7 +244,15 @@ class VersionSet:
                                           f"torn write (no sector lost, no record cut by the end of the file)")
                 self.tail_dropped = True
                 break  # a torn last edit: it was never synced, so never acted upon
-            self.apply(VersionEdit.decode(event.payload, f"{name} offset {event.start}"), num_levels)
+            edit = VersionEdit.decode(event.payload, f"{name} offset {event.start}")
+            if event.start == 0:
+                _check_format(name, edit.format)
+            self.apply(edit, num_levels)
+            self.manifest_intact = event.end
+            if edit.wal is not None:
+                self.tracked_wal = edit.wal
+        if not events:
+            raise CorruptionError(f"{name} is empty: {CURRENT} names it, so it held at least its first edit")
         self.manifest_clean = not self.tail_dropped
         if 0 not in self.cfs:
             raise CorruptionError(f"{name} does not create the default column family")
@@ -237,6 +265,17 @@ class VersionSet:
                                               f"column family {cf.name!r}")
         self.manifest_number = int(m.group(1))
         self.next_file_number = max(self.next_file_number, self.manifest_number + 1)
+
+
+def _check_format(name: str, version: int | None) -> None:
+    """CorruptionError unless a MANIFEST's first edit says it is of ``FORMAT_VERSION``."""
+    if version == FORMAT_VERSION:
+        return
+    if version is None:
+        raise CorruptionError(f"{name}: its first edit names no format version: a MANIFEST written before format "
+                              f"{FORMAT_VERSION} (which this minidb does not read: recreate the database), or a "
+                              f"damaged one")
+    raise CorruptionError(f"{name}: format version {version}, but this minidb reads version {FORMAT_VERSION} only")
 
 
 def set_current(device, manifest: str) -> None:

@@ -17,6 +17,16 @@ and the error says so (``record_kept``): the engine then applies it, like RocksD
 may or may not be in the database. The 2018 engine of the teaching mode did not cut (``cut_failed_appends=False``):
 the partial record stays, and a restart meets it as a torn tail (wal_recovery.py).
 
+**The chain.** Every WAL starts with a header record (``WalHeader``) naming the WAL itself, the WAL before it that
+holds records (its *predecessor*) with that file's size, and the MANIFEST in use with its size, all as of the moment
+the WAL was started. Each WAL thus vouches for the one before it and for the MANIFEST: recovery (wal_chain.py) finds
+a WAL that is missing, cut, emptied, extended, swapped or replaced by an older copy, and a MANIFEST cut or rolled
+back, from the headers of the WALs that follow. The header is written and synced when the WAL is created (one small
+append and one sync per WAL), so that the WAL exists durably from its start and the MANIFEST's next edit can
+require it; on a full disk the header waits for the first batch's append. After every MANIFEST edit the WAL being
+written gets a **mark** (``ManifestMark``: the MANIFEST's number and size with that edit), one small append synced
+with the next batch, so that edits made since the WAL started are vouched for too.
+
 **Recovery** reads the WALs in order and applies their records. A crash can leave the tail of the last WAL torn
 (sectors of unsynced writes lost): nothing after it was promised. Damage anywhere else is corruption of synced
 data: in a WAL that is not the last (it was synced in full before its successor started), in the last WAL before a
@@ -28,6 +38,9 @@ numbers run past the 7-byte maximum is corruption in every mode.
 """
 
 from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
 
 from minidb.errors import CorruptionError
 
@@ -43,27 +56,125 @@ def wal_name(number: int) -> str:
     return f"{number:06d}.log"
 
 
-class WalWriter:
-    """Appends batch payloads to one WAL file under a sync policy; see the module docstring."""
+# The header record: magic, then six fixed64 fields. Read as a batch, its first 8 bytes would be a sequence number
+# past the 7-byte maximum, so a header is never taken for a batch (nor a batch for a header).
+_HEADER = struct.Struct("<8sQQQQQ")
+_HEADER_MAGIC = b"MDBWALH2"
 
-    def __init__(self, device, number: int, sync: str | tuple, cut_failed_appends: bool = True) -> None:
-        self.number = number  # file number
-        self.name = wal_name(number)  # file name
+
+@dataclass(frozen=True)
+class WalHeader:
+    """The first record of a WAL (see the module docstring): what the WAL vouches for."""
+
+    number: int  # the WAL's own file number (a WAL found under another name was swapped or copied)
+    predecessor: int  # the newest earlier WAL holding records when this one started (0: none)
+    predecessor_size: int  # that WAL's size in bytes then (it was synced in full, and never grows again)
+    manifest: int  # the number of the MANIFEST in use then
+    manifest_size: int  # that MANIFEST's size then (its edits up to there were synced)
+
+    def encode(self) -> bytes:
+        """The record's payload."""
+        return _HEADER.pack(_HEADER_MAGIC, self.number, self.predecessor, self.predecessor_size, self.manifest,
+                            self.manifest_size)
+
+    @classmethod
+    def decode(cls, payload: bytes) -> WalHeader | None:
+        """The header ``payload`` holds, or None if it is not a header (a batch)."""
+        if len(payload) != _HEADER.size or payload[:8] != _HEADER_MAGIC:
+            return None
+        return cls(*_HEADER.unpack(payload)[1:])
+
+
+_MARK = struct.Struct("<8sQQ")
+_MARK_MAGIC = b"MDBMARK2"  # like the header's, never the start of a batch
+MARK_TAG = "manifest-mark"  # the IO tag of marks: writes that a full disk only leaves out (``WalWriter.mark``)
+
+
+@dataclass(frozen=True)
+class ManifestMark:
+    """A record saying the MANIFEST had this size (every edit up to there synced) when it was written."""
+
+    manifest: int  # the MANIFEST's number
+    manifest_size: int  # its size in bytes
+
+    def encode(self) -> bytes:
+        """The record's payload."""
+        return _MARK.pack(_MARK_MAGIC, self.manifest, self.manifest_size)
+
+    @classmethod
+    def decode(cls, payload: bytes) -> ManifestMark | None:
+        """The mark ``payload`` holds, or None if it is not a mark."""
+        if len(payload) != _MARK.size or payload[:8] != _MARK_MAGIC:
+            return None
+        return cls(*_MARK.unpack(payload)[1:])
+
+
+def is_batch(payload: bytes) -> bool:
+    """Whether a WAL record's ``payload`` is a write batch, not a header or a mark."""
+    return WalHeader.decode(payload) is None and ManifestMark.decode(payload) is None
+
+
+class WalWriter:
+    """Appends batch payloads to one new WAL file under a sync policy; see the module docstring.
+
+    ``header`` is what the WAL vouches for (its ``number`` is this WAL's); it is written at once if the device takes
+    it, else with the first batch.
+    """
+
+    def __init__(self, device, header: WalHeader, sync: str | tuple, cut_failed_appends: bool = True) -> None:
+        self.device = device  # where the file lives
+        self.header = header  # what its first record says
+        self.number = header.number  # file number
+        self.name = wal_name(self.number)  # file name
         self.file = device.open(self.name, kind="wal", create=True)  # the device file
         self.size = self.file.size  # bytes in the file
+        self.synced_size = self.size  # bytes known durable
         self.writer = LogWriter(self.size)  # record framing
         self.sync_policy = sync  # "write", ("every", N) or "none"
-        self.unsynced = 0  # records appended since the last sync
+        self.unsynced = 0  # batches appended since the last sync
         self.synced_seq = 0  # largest sequence number known durable in this WAL or an older one
         self.cut_failed_appends = cut_failed_appends  # take back what a failed append left (see the module doc)
+        self._pending = header.encode()  # the header record, until it is in the file
+        try:
+            self._append_header()
+            self._sync(self.synced_seq)
+        except OSError:
+            pass  # a full disk: it goes with the first batch, whose append then fails or succeeds with it
 
-    def append(self, payload: bytes, last_seq: int) -> None:
-        """Append one batch (its last sequence number is ``last_seq``) and sync as the policy says.
+    def successor(self, number: int, manifest: tuple[int, int], last_seq: int) -> WalWriter:
+        """A new WAL ``number`` to follow this one, which the caller has synced in full (records up to sequence
+        ``last_seq``); ``manifest`` is the (number, size) of the MANIFEST in use."""
+        if self.size:
+            before = (self.number, self.size)
+        else:  # nothing in this one, not even its header: the new one vouches for the WAL this one followed
+            before = (self.header.predecessor, self.header.predecessor_size)
+        wal = WalWriter(self.device, WalHeader(number, *before, *manifest), self.sync_policy, self.cut_failed_appends)
+        wal.synced_seq = last_seq
+        return wal
+
+    def _append_header(self) -> None:
+        data, block_offset = self.writer.encode(self._pending)
+        self.file.append(data)  # a failed append leaves nothing (Device), so the header stays pending
+        self.size += len(data)
+        self.writer.commit(block_offset)
+        self._pending = None
+
+    def append(self, payload: bytes, last_seq: int, batch: bool = True) -> None:
+        """Append one batch (its last sequence number is ``last_seq``) and sync as the policy says (``batch``
+        False: a mark, which the sync policy does not count).
 
         Raises OSError if the batch could not be written (or made durable as the policy requires); the error's
         ``record_kept`` attribute is True in the one case the record nevertheless stayed in the file.
         """
-        data, block_offset = self.writer.encode(payload)
+        header = self._pending
+        if header is not None:  # the header, then the batch, in one write
+            framing = LogWriter(self.size)
+            head, offset = framing.encode(header)
+            framing.commit(offset)
+            data, block_offset = framing.encode(payload)
+            data = head + data
+        else:
+            data, block_offset = self.writer.encode(payload)
         start = self.size
         try:
             self.file.append(data)
@@ -77,6 +188,9 @@ class WalWriter:
             raise
         self.size += len(data)
         self.writer.commit(block_offset)
+        self._pending = None
+        if not batch:
+            return
         self.unsynced += 1
         if self._sync_due():
             try:
@@ -87,10 +201,20 @@ class WalWriter:
                     self.size = start
                     self.writer = LogWriter(start)
                     self.unsynced -= 1
+                    self._pending = header  # if the header went with the batch, it is pending again
                     exc.record_kept = False
                 except OSError:
                     exc.record_kept = True
                 raise exc
+
+    def mark(self, manifest: int, size: int) -> None:
+        """Append a ``ManifestMark`` (synced with the next batch, or when the WAL is closed); a full disk only
+        leaves the mark out (it adds evidence, it holds no data)."""
+        try:
+            with self.file.device.stats.tag(MARK_TAG):
+                self.append(ManifestMark(manifest, size).encode(), self.synced_seq, batch=False)
+        except OSError:
+            pass
 
     def _sync_due(self) -> bool:
         if self.sync_policy == "write":
@@ -102,11 +226,12 @@ class WalWriter:
     def _sync(self, last_seq: int) -> None:
         self.file.sync()
         self.unsynced = 0
+        self.synced_size = self.size
         self.synced_seq = max(self.synced_seq, last_seq)
 
     def sync(self, last_seq: int) -> None:
         """Make every record so far durable (records up to sequence ``last_seq``)."""
-        if self.unsynced:
+        if self.size != self.synced_size:
             self._sync(last_seq)
 
     def close(self) -> None:
@@ -114,30 +239,78 @@ class WalWriter:
         self.file.close()
 
 
-def replay(device, numbers: list[int], apply, mode: str = DEFAULT) -> tuple[int, ReplayReport]:
-    """Apply the records of WALs ``numbers`` (ascending) with ``apply(payload, wal_number)``, meeting damage as
-    the recovery ``mode`` says (wal_recovery.py).
+@dataclass
+class WalLog:
+    """A WAL read back whole: its records and drops (log_reader.scan), and what its header vouches for."""
 
-    Returns the largest sequence number applied (0 if none) and the replay's report (its ``stop``: the WAL number
-    and offset where replay stopped, so that a WAL kept after recovery can be cut there); raises CorruptionError
-    where the mode refuses damage.
-    """
-    report = ReplayReport(mode)
-    events = []  # (WAL number, file name, event, in the last WAL?) in log order
-    for i, number in enumerate(numbers):
+    number: int  # file number
+    name: str  # file name
+    size: int  # bytes
+    events: list  # log_reader Records and Drops, in file order
+
+    @property
+    def header(self) -> WalHeader | None:
+        """Its header: the first record, if intact at offset 0 (None for an empty or damaged start)."""
+        first = self.events[0] if self.events else None
+        if isinstance(first, Drop) or first is None or first.start:
+            return None
+        return WalHeader.decode(first.payload)
+
+    def manifest_marks(self) -> list[tuple[int, int]]:
+        """(MANIFEST number, size) its header and its intact marks record, in file order."""
+        out = [(self.header.manifest, self.header.manifest_size)] if self.header is not None else []
+        for event in self.events:
+            mark = None if isinstance(event, Drop) else ManifestMark.decode(event.payload)
+            if mark is not None:
+                out.append((mark.manifest, mark.manifest_size))
+        return out
+
+    @property
+    def first_is_batch(self) -> bool:
+        """Its first record, intact at offset 0, is a batch: no header (an older format, or damage)."""
+        first = self.events[0] if self.events else None
+        return first is not None and not isinstance(first, Drop) and not first.start and self.header is None
+
+
+def read_wals(device, numbers: list[int]) -> list[WalLog]:
+    """WALs ``numbers`` read back (ascending); CorruptionError for a batch whose sequence numbers pass the 7-byte
+    maximum."""
+    logs = []
+    for number in numbers:
         name = wal_name(number)
         f = device.open(name, kind="wal")
         try:
             data = f.read(0, f.size)
         finally:
             f.close()
-        for event in scan(data):
-            if not isinstance(event, Drop):
+        events = scan(data)
+        for event in events:
+            if not isinstance(event, Drop) and is_batch(event.payload):
                 seq, count, _ = batch_header(event.payload)
                 if seq + count > MAX_SEQUENCE:
                     raise CorruptionError(f"WAL {name} offset {event.start}: sequence numbers {seq}+{count} are "
                                           f"past the 7-byte maximum {MAX_SEQUENCE}")
-            events.append((number, name, event, i == len(numbers) - 1))
+        logs.append(WalLog(number, name, len(data), events))
+    return logs
+
+
+def replay(logs: list[WalLog], apply, mode: str = DEFAULT, synced: dict[int, int] | None = None
+           ) -> tuple[int, ReplayReport]:
+    """Apply the batches of WALs ``logs`` (ascending, read by ``read_wals``) with ``apply(payload, wal_number)``,
+    meeting damage as the recovery ``mode`` says (wal_recovery.py). ``synced``: WAL number -> bytes known synced
+    (wal_chain.check), inside which damage is corruption, never a torn tail.
+
+    Returns the largest sequence number applied (0 if none) and the replay's report (its ``stop``: the WAL number
+    and offset where replay stopped, so that a WAL kept after recovery can be cut there); raises CorruptionError
+    where the mode refuses damage.
+    """
+    report = ReplayReport(mode)
+    synced = synced or {}
+    events = []  # (WAL number, file name, event, in the last WAL?) in log order, headers and marks left out
+    for i, log in enumerate(logs):
+        for event in log.events:
+            if isinstance(event, Drop) or is_batch(event.payload):
+                events.append((log.number, log.name, event, i == len(logs) - 1))
     # later_synced[i]: the largest ``synced`` field of the records after event i (what the writer had made
     # durable by the time it wrote them).
     later_synced = [0] * (len(events) + 1)
@@ -150,8 +323,8 @@ def replay(device, numbers: list[int], apply, mode: str = DEFAULT) -> tuple[int,
         if isinstance(event, Drop):
             if stopped:
                 continue
-            problem = Problem(name, event.offset, event.reason, *_corruption(event, last_file,
-                                                                            later_synced[i + 1], last_good))
+            problem = Problem(name, event.offset, event.reason, *_corruption(event, last_file, later_synced[i + 1],
+                                                                            last_good, synced.get(number, 0)))
             report.problems.append(problem.describe())
             if decide(mode, problem) == "skip":
                 report.skipped += 1
@@ -171,10 +344,13 @@ def replay(device, numbers: list[int], apply, mode: str = DEFAULT) -> tuple[int,
     return last_good, report
 
 
-def _corruption(drop: Drop, last_file: bool, later_synced: int, last_good: int) -> tuple[bool, str]:
-    """Whether ``drop`` is corruption rather than a torn tail, and the evidence (see the module docstring)."""
+def _corruption(drop: Drop, last_file: bool, later_synced: int, last_good: int, synced: int) -> tuple[bool, str]:
+    """Whether ``drop`` is corruption rather than a torn tail, and the evidence (see the module docstring);
+    ``synced``: the bytes of its WAL the MANIFEST recorded synced."""
     if not last_file:
         return True, "in a WAL that was synced in full before a newer one started"
+    if drop.offset < synced:
+        return True, f"in the first {synced} bytes, which the MANIFEST recorded synced"
     if later_synced > last_good:
         return True, (f"in records that were synced: a later record was written after sequence {later_synced} "
                       f"was durable, past the last intact one ({last_good})")

@@ -16,24 +16,23 @@ from .wal import WalWriter, wal_name
 class WalFiles:
     """The WAL files of one engine; see the module docstring."""
 
-    def __init__(self, device, options, versions, memtables: list, writer: WalWriter | None,
-                 numbers: list[int]) -> None:
+    def __init__(self, device, versions, memtables: list, writer: WalWriter | None, numbers: list[int]) -> None:
         self.device = device  # where the WALs live
-        self.options = options  # the DBOptions: wal_sync, reproduce_2018_disk_full_bug
-        self.versions = versions  # version_set.VersionSet: new file numbers
+        self.versions = versions  # version_set.VersionSet: new file numbers, the MANIFEST each WAL names
         self.memtables = memtables  # the engine's active memtable per column family id (apply_batch's view)
         self.writer = writer  # the WAL being written (None when read_only)
         self.numbers = numbers  # WAL files on the device, oldest first
 
     def seal(self, families, last_sequence: int) -> None:
         """Make the active memtables of ``families`` immutable and start a new WAL (the old one synced in full up
-        to ``last_sequence``)."""
-        db = self.options
+        to ``last_sequence``), which names the old one and the MANIFEST in its header (wal.py's chain)."""
+        versions = self.versions
         with self.device.stats.cause("foreground"):
             self.writer.sync(last_sequence)
-            number = self.versions.new_file_number()
-            new_wal = WalWriter(self.device, number, db.wal_sync, not db.reproduce_2018_disk_full_bug)
-        new_wal.synced_seq = last_sequence
+            number = versions.new_file_number()
+            new_wal = self.writer.successor(number, (versions.manifest_number, versions.manifest_size),
+                                            last_sequence)
+        versions.wal = new_wal  # the WAL every MANIFEST edit from now on records
         for cf in families:
             cf.imm.append(SealedMemTable(cf.mem, number))
             cf.mem = self.memtables[cf.id] = MemTable()

@@ -56,16 +56,16 @@ class Demand:
 def resource_times(demand: Demand, model: DeviceModel, host: Host) -> dict[str, float]:
     """Seconds each resource needs to serve ``demand``: the work divided by the resource's capacity.
 
-    ``cpu``: CPU seconds over the cores; ``iops``: IO units over the IOPS cap; ``bandwidth``: bytes over the
-    bandwidth cap; ``latency``: the unqueued response time (CPU, IO at per-request latency and the serial section)
+    ``cpu``: CPU seconds over the cores; ``iops``: IO units over the IOPS caps (``DeviceModel.iops_time``);
+    ``bandwidth``: bytes over the bandwidth caps (``DeviceModel.bandwidth_time``); ``latency``: the unqueued response time (CPU, IO at per-request latency and the serial section)
     over the clients; ``serial``: the serial section, which no number of clients or cores divides. The largest is
     the bottleneck, and the time the work takes.
     """
     io = demand.io
     return {
         "cpu": demand.cpu_seconds / host.cores,
-        "iops": model.io_units(io) / model.iops,
-        "bandwidth": (io.read_bytes + io.write_bytes) / model.bandwidth,
+        "iops": model.iops_time(io),
+        "bandwidth": model.bandwidth_time(io),
         # the serial section added apart, as device_time.plugged adds it to a device model's answer
         "latency": ((demand.cpu_seconds + model.latency_time(io)) / host.clients
                     + demand.serial_wait_seconds / host.clients),

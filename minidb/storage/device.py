@@ -19,7 +19,8 @@ they are *IO points*: steps at which a fault can be injected, like reads, writes
 **One writer.** ``lock()`` takes the database's ``LOCK``, as RocksDB and InnoDB hold one: a second engine opening
 the same database for writing gets ``DatabaseLockedError`` naming the device instead of corrupting it. The lock is
 the device's own (the name ``LOCK`` is reserved and never listed as a file): ``SimDevice`` keeps it in memory,
-``DirDevice`` holds an OS lock on a real ``LOCK`` file that the kernel releases when the process dies.
+``DirDevice`` holds OS locks on a real ``LOCK`` file and on the directory, which the kernel releases when the
+process dies (the directory's holds even if ``LOCK`` is deleted).
 
 **A full device** raises ``NoSpaceError``, an ``OSError`` with ``errno.ENOSPC`` naming the file and the operation.
 """

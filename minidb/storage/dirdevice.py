@@ -8,10 +8,13 @@ A real ``ENOSPC`` (or any ``OSError``) in the middle of a write is undone before
 the file gets back its old length and any bytes the failed write overwrote, so a failed write changes nothing; a
 full disk is reported as ``NoSpaceError`` naming the file and the operation.
 
-The database lock (``lock()``) is ``flock(LOCK_EX | LOCK_NB)`` on the file ``LOCK`` in the directory, held on a
-descriptor of its own: the kernel refuses it to any other open of the file, in this process or another, and drops it
-when the process dies, so a killed engine never leaves a stale lock behind. The ``LOCK`` file itself stays (it holds
-no data, and is not listed among the device's files).
+The database lock (``lock()``) is ``flock(LOCK_EX | LOCK_NB)`` on the file ``LOCK`` in the directory and on the
+directory itself, each held on a descriptor of its own: the kernel refuses them to any other open, in this process
+or another, and drops them when the process dies, so a killed engine never leaves a stale lock behind. The lock on
+the ``LOCK`` file is the one people and older tools see; the lock on the directory is the one that cannot be lost:
+deleting or replacing ``LOCK`` while a writer has the database open frees nothing, since a new ``LOCK`` is another
+file but the directory is the same (checking the file's inode on every write would notice only later, and cost a
+``stat`` per write). The ``LOCK`` file itself stays (it holds no data, and is not listed among the device's files).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ class DirDevice(Device):
         os.makedirs(self.path, exist_ok=True)
         self._fds: dict[str, int] = {}  # name -> open OS file descriptor, opened on first use
         self._lock_fd: int | None = None  # descriptor holding the flock on LOCK while lock() is held
+        self._dir_lock_fd: int | None = None  # descriptor holding the flock on the directory meanwhile
         self._lock_token: object | None = None  # the holder's token (a descriptor number can be reused)
         self._used = sum(self._size(n) for n in self._list())
 
@@ -84,23 +88,27 @@ class DirDevice(Device):
     def _try_lock(self) -> object | None:
         if self._lock_fd is not None:
             return None  # flock would let this descriptor take it twice: one holder per device object too
+        dir_fd = _flocked(os.open(self.path, os.O_RDONLY | os.O_DIRECTORY))
+        if dir_fd is None:
+            return None
         try:
             fd = os.open(self._p(LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o644)
         except IsADirectoryError:
+            os.close(dir_fd)
             raise CorruptionError(f"{self._p(LOCK_FILE)} is a directory where the database's lock file should be") \
                 from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
+        fd = _flocked(fd)
+        if fd is None:
+            os.close(dir_fd)
             return None
-        self._lock_fd, self._lock_token = fd, object()
+        self._lock_fd, self._dir_lock_fd, self._lock_token = fd, dir_fd, object()
         return self._lock_token
 
     def _unlock(self, token: object | None) -> None:
         if token is not None and self._lock_token is token:
-            os.close(self._lock_fd)  # closing the descriptor releases the flock
-            self._lock_fd = self._lock_token = None
+            os.close(self._lock_fd)  # closing a descriptor releases its flock
+            os.close(self._dir_lock_fd)
+            self._lock_fd = self._dir_lock_fd = self._lock_token = None
 
     def _exists(self, name: str) -> bool:
         return os.path.isfile(self._p(name))
@@ -164,6 +172,16 @@ class DirDevice(Device):
         self._forget(dst)
         os.replace(self._p(src), self._p(dst))
         self._sync_dir()
+
+
+def _flocked(fd: int) -> int | None:
+    """``fd`` holding an exclusive flock, or None (``fd`` closed) if another descriptor holds one."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
 
 
 def _raise_no_space(exc: OSError, operation: str, name: str, detail: str = "") -> None:

@@ -5,13 +5,16 @@ after that, the checks and the salvage, goes through the storage layer on that c
 never written, whatever the readers (or a recovery run for the salvage) do.
 
 * ``verify(path)``: a ``FileReport`` per file: every checksum and every structure the format defines
-  (lsm_files.py, btree_files.py; the registry, minidb/engines.py, says which is whose).
+  (lsm_files.py, btree_files.py; the registry, minidb/engines.py, says which is whose), then what the engine's own
+  recovery finds when it opens the copy and reads every key (``engine_check``): whatever an open would refuse,
+  verify reports, so it is never less strict than opening the database.
 * ``salvage`` (salvage.py): the readable data, for ``minidb repair``.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 from .. import engines
@@ -72,4 +75,50 @@ def verify(path) -> tuple[str, list[FileReport]]:
     engine = engine_of(dev)
     if engine is None:
         raise ValueError(f"{os.fspath(path)} holds no minidb database files")
-    return engine, engines.get(engine).verify_files(dev)
+    reports = engines.get(engine).verify_files(dev)
+    for entry in os.scandir(path):  # (load reads files only)
+        if not entry.is_file() and engines.detect([entry.name]) is not None:
+            reports.append(FileReport(entry.name, False, "a directory (or other non-file) where a database file "
+                                                         "should be"))
+    return engine, merge_findings(reports, engine_check(dev, engine))
+
+
+RECOVERY = "(recovery)"  # the report line of damage the engine's recovery found that names no file
+
+
+def engine_check(dev, engine: str) -> str | None:
+    """What goes wrong when the ``engine`` opens the database on ``dev`` (a copy: the open may change it) and reads
+    every keyspace to its end, as one line; None if nothing does."""
+    from .salvage import open_like
+
+    try:
+        db = open_like(engine, dev, dev)
+        try:
+            for keyspace in db.keyspaces():
+                for _ in db.scan(keyspace):
+                    pass
+        finally:
+            db.close()
+    except Exception as exc:  # whatever makes an open or a read fail is a finding (the error says what it is)
+        return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+    return None
+
+
+def merge_findings(reports: list[FileReport], finding: str | None) -> list[FileReport]:
+    """``reports`` with the engine's ``finding`` (``engine_check``) on the line of the file it names first (its
+    messages name the damaged file first; a new line for a file not reported, as a missing one, ``RECOVERY`` if it
+    names none), unless that line already reports damage."""
+    if finding is None:
+        return reports
+    by_name = {r.name: r for r in reports}
+    named = [m.group(0) for m in _FILE_NAME.finditer(finding)]
+    name = named[0] if named else RECOVERY
+    if name in by_name and not by_name[name].ok:
+        return reports
+    by_name[name] = FileReport(name, False, f"the engine's recovery refuses it: {finding}")
+    return sorted(by_name.values(), key=lambda r: r.name)
+
+
+# the names of every engine's files, as messages quote them (lsm/FORMAT.md, btree/FORMAT.md)
+_FILE_NAME = re.compile(r"\b(\d{6,}\.(?:sst|log)|MANIFEST-\d{6,}|CURRENT|redo-\d{8}\.log|redo-checkpoint|"
+                        r"tablespace\.ibd|doublewrite\.dblwr)\b")

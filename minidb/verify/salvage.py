@@ -6,9 +6,12 @@ back whole and nothing is lost. If it raises ``CorruptionError``, the files are 
 
 * LSM: every readable data block of every SST and every intact WAL record; the newest version of each key wins
   (by sequence number), tombstones included; keyspace names come from whatever MANIFEST edits are readable.
-* B+tree: every leaf page of the tablespace that passes its checks; where two leaves hold a key, the page with
-  the higher LSN wins; names come from the catalog's leaves. The redo log after the last page writes is not
-  applied (the engine could not replay it), so changes made since then are lost, and said to be.
+* B+tree: every leaf page of the tablespace that passes its checks and holds committed changes only; where two
+  leaves hold a key, the page with the higher LSN wins; names come from the catalog's leaves. A page may reach the
+  tablespace before its batch commits (its undo is in the redo log, which the engine could not replay), so a page
+  whose LSN is past the last commit the redo log shows (``redo_log.last_commit``) is left out, and said to be;
+  without a readable checkpoint or redo log nothing tells committed from uncommitted, and the salvage refuses.
+  The redo log after the last page writes is not applied, so changes made since then are lost, and said to be.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from ..btree import page as pg
 from ..btree.catalog import ENTRY, FLAG_UNIQUE
 from ..btree.database_files import page_size_of
 from ..btree.fsp import CATALOG_INDEX_ID, CHANGE_BUFFER_INDEX_ID
+from ..btree.redo_log import last_commit
 from ..btree.tablespace import Tablespace
 from ..errors import CorruptionError
 from ..lsm.block_cache import BlockCache
@@ -28,6 +32,7 @@ from ..lsm.log_reader import Drop, scan
 from ..lsm.memtable import MemTable
 from ..lsm.table_reader import TableReader
 from ..lsm.version_edit import VersionEdit
+from ..lsm.wal import is_batch
 from ..lsm.write_batch import apply_batch
 
 MAX_COLUMN_FAMILIES = 256  # memtables made for WAL records of unknown families
@@ -104,6 +109,8 @@ def salvage_lsm(dev, out: Salvaged) -> None:
             if isinstance(event, Drop):
                 out.lost.append(f"{name} offset {event.offset}: {event.reason} (the record there is lost)")
                 continue
+            if not is_batch(event.payload):
+                continue  # the WAL's header or a mark: no rows
             try:
                 apply_batch(event.payload, memtables)
             except CorruptionError as exc:
@@ -150,10 +157,17 @@ def _sst_entries(dev, name: str, out: Salvaged) -> list:
 # -- B+tree -------------------------------------------------------------------------------------------------------
 
 def salvage_btree(dev, out: Salvaged) -> None:
-    """Add to ``out`` every key of the B+tree leaves on ``dev`` that pass their checks, the higher page LSN winning."""
+    """Add to ``out`` every key of the B+tree leaves on ``dev`` that pass their checks and hold committed changes
+    only, the higher page LSN winning; CorruptionError if nothing can be salvaged (no tablespace) or nothing tells
+    committed changes from others (see the module docstring)."""
     page_size = page_size_of(dev)
     ts = Tablespace(dev, page_size)
+    committed = last_commit(dev)
+    if committed is None:
+        raise CorruptionError("neither redo-checkpoint nor any redo file can be read: nothing tells the pages that "
+                              "hold only committed changes from those an unfinished batch changed")
     best: dict[int, dict[bytes, tuple[int, bytes]]] = {}  # index id -> key -> (page LSN, value)
+    uncommitted = 0  # leaves left out: changed after the last commit
     for page_no in range(ts.size // ts.block):
         raw = ts.read_raw(page_no)
         if pg.is_zero(raw):
@@ -165,6 +179,9 @@ def salvage_btree(dev, out: Salvaged) -> None:
             continue
         page = pg.Page(ts.page_of(raw))
         if page.type != pg.INDEX_PAGE or not page.is_leaf:
+            continue
+        if page.lsn > committed:
+            uncommitted += 1
             continue
         keys = best.setdefault(page.index_id, {})
         for key, value in page.records():
@@ -183,4 +200,7 @@ def salvage_btree(dev, out: Salvaged) -> None:
         ks, unique = names.get(index_id, (f"index-{index_id}", True))
         out.data[ks] = {k: v for k, (_, v) in sorted(keys.items())}
         out.unique[ks] = unique
+    if uncommitted:
+        out.lost.append(f"{uncommitted} leaf pages changed after the last commit the redo log shows (LSN "
+                        f"{committed}): left out, as they may hold changes of a batch that never committed")
     out.lost.append("the redo log was not replayed: changes made after the last page writes are lost")

@@ -8,7 +8,7 @@ the same summary.
 
 * ``insert_benchmark``: iibench, PK-order inserts with 3 secondary indexes (seed 000, finding F1);
 * ``sysbench``: sysbench OLTP point-select, read-write, update-index and insert;
-* ``tpcc``: TPC-C-lite, new-order and payment (seeds 001, 003: sysbench-tpcc);
+* ``tpcc``: TPC-C as sysbench-tpcc runs it, its five transactions (seeds 001, 003);
 * ``linkbench``: Linkbench-lite, links and nodes of a social graph (seed 002).
 
 Each module's docstring says how it maps to the original benchmark and what it leaves out.

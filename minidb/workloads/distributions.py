@@ -10,6 +10,7 @@ import numpy as np
 DIGITS = np.frombuffer(b"0123456789", dtype="S1")
 BASE64 = np.frombuffer(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", dtype="S1")
 LETTERS = np.frombuffer(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", dtype="S1")
+LOWERCASE = np.frombuffer(b"abcdefghijklmnopqrstuvwxyz", dtype="S1")  # sysbench's '@' in sysbench.rand.string
 
 
 def random_strings(rng: np.random.Generator, n: int, length: int, alphabet: np.ndarray = LETTERS) -> list[str]:

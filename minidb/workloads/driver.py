@@ -24,8 +24,8 @@ The summary's fields, all per operation of the workload (an insert, a transactio
 
 **The server** (``minidb.sim.server``): every step pays the SQL layer's CPU for its statements and rows and the
 serial section of its commits, and, with ``server_model.binlog``, the binary log's writes (``binlog_kb_per_op``),
-as the setup's ``server_model`` prices them (none by default; the book's experiments pass the calibrated one,
-``minidb.experiments.calibration``). A step's rows are
+as the setup's ``server_model`` prices them (by default the workload's own post's server: the calibrated SQL layer,
+``ServerModel.calibrated``, with that post's binlog, the workload's ``SERVER``). A step's rows are
 the rows its tables read, inserted, updated or deleted; its statements are given by the workload (``step(ops,
 statements=...)``) or taken as one per row, as TPC-C's single-row statements are; its commits are counted.
 """
@@ -43,7 +43,7 @@ from ..schema import Schema
 from ..sim.bottleneck import Host
 from ..sim.clock import Clock
 from ..sim.cpu import CostModel
-from ..sim.server import Binlog
+from ..sim.server import Binlog, ServerModel
 from ..sim.series import intervals
 from ..sim.simulator import FOREGROUND_CAUSES, Simulator, Step
 from ..storage.iostats import IOCounts, IOStats
@@ -76,7 +76,7 @@ class WorkloadResult:
 
 
 def device_model(device) -> DeviceModel:
-    """``device`` as a DeviceModel: a preset name (``nvme``, ``slow-ssd``, ``gp2``, ``io1``) or a model."""
+    """``device`` as a DeviceModel: a preset name (``nvme``, ``slow-ssd``, ``sm863``, ``gp2``, ``io1``) or a model."""
     if isinstance(device, DeviceModel):
         return device
     if isinstance(device, str):
@@ -87,7 +87,7 @@ def device_model(device) -> DeviceModel:
 class Driver:
     """One workload run: the engine, its device and clock, the tables, the simulator; see the module docstring."""
 
-    def __init__(self, setup: RunSetup, sizes: EngineSizes, host: Host) -> None:
+    def __init__(self, setup: RunSetup, sizes: EngineSizes, host: Host, server: ServerModel | None = None) -> None:
         if not setup.interval > 0:
             raise ValueError(f"interval must be > 0 seconds, got {setup.interval}")
         data = setup.data
@@ -106,20 +106,23 @@ class Driver:
         self.rows_before = 0  # rows the tables held when this driver opened them (a reopened load's)
         self.interval = setup.interval  # seconds per row of the interval series
         self._engine_units = [u for u in self.cost.units if u not in TABLE_WORK]  # work the engine counts
-        self.server_model = setup.server_model  # the SQL layer's and the binlog's costs
+        # the SQL layer's and the binlog's costs: the setup's, else the workload's (``server``), else none at all
+        self.server_model = setup.server(server if server is not None else ServerModel.none())
         self.binlog = Binlog(self.storage, self.server_model) if self.server_model.binlog else None  # None: log_bin off
         self.sim = Simulator(self.storage, self.clock, self.host, cost=self.cost, work=self._work,
                              server_model=self.server_model, serial_work=self.engine.serial_work)
         self._mark: dict | None = None  # counters at start_measuring()
 
     @classmethod
-    def sized(cls, setup: RunSetup, db_bytes: float, reference: scales.Reference, host: Host) -> Driver:
+    def sized(cls, setup: RunSetup, db_bytes: float, reference: scales.Reference, host: Host,
+              server: ServerModel | None = None) -> Driver:
         """A driver whose engine is sized for a database of about ``db_bytes``: the cache from the reference's
         cache fraction unless the setup gives ``cache_bytes``, the LSM's sizes scaled (``minidb.scales.engine_sizes``);
-        the reference is the setup's (``data.reference``) if it names one, else ``reference`` (the workload's)."""
+        the reference is the setup's (``data.reference``) if it names one, else ``reference`` (the workload's); the
+        server's costs the setup's, else ``server`` (the workload's)."""
         data = setup.data
         sizes = scales.engine_sizes(data.engine, db_bytes, data.reference or reference, setup.cache_bytes)
-        return cls(setup, sizes, host)
+        return cls(setup, sizes, host, server)
 
     def table(self, schema: Schema, **options) -> Table:
         """A table of ``schema`` on the run's engine, counted in the run's work and commits."""
@@ -132,19 +135,24 @@ class Driver:
         return Transaction(self.engine, stats=self.commits, **options)
 
     @contextmanager
-    def step(self, ops: int, statements: int | None = None):
+    def step(self, ops: int, statements=None):
         """Time the work done inside the block as one step of ``ops`` operations and ``statements`` SQL
-        statements (default: one per row the step touched)."""
+        statements (default: one per row the step touched; a function is called when the block ends, for a
+        workload that counts its statements as it sends them)."""
         rows0, commits0, bytes0 = self._rows_touched(), self.commits.commits, self.commits.logical_bytes
+        logged0 = self.commits.writing_commits
         self.sim.begin()
         try:
             yield
         finally:
             rows, commits = self._rows_touched() - rows0, self.commits.commits - commits0
-            if self.binlog is not None and commits:
+            logged = self.commits.writing_commits - logged0  # a read-only commit writes no binlog events
+            if self.binlog is not None and logged:
                 written = self.commits.logical_bytes - bytes0
-                for i in range(commits):  # the step's row images, shared evenly among its commits
-                    self.binlog.commit(self.host.clients, written * (i + 1) // commits - written * i // commits)
+                for i in range(logged):  # the step's row images, shared evenly among its writing commits
+                    self.binlog.commit(self.host.clients, written * (i + 1) // logged - written * i // logged)
+            if callable(statements):
+                statements = statements()
             self.sim.end(ops, statements=rows if statements is None else statements, rows=rows, commits=commits)
 
     def _rows_touched(self) -> int:
@@ -172,6 +180,8 @@ class Driver:
 
     def start_measuring(self) -> None:
         """Begin the measured phase: what came before (the load) is left out of the result."""
+        if self.binlog is not None:
+            self.binlog.flush()  # the load's partly filled group is written with the load
         self._mark = {
             "cache": self._cache(), "io": self.storage.stats.snapshot(),
             "time": self.clock.now, "logical": self.commits.logical_bytes, "steps": len(self.sim.steps),

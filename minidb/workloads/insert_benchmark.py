@@ -18,8 +18,8 @@
   registersegment and pdc indexes from a random starting value (``rows_per_query=10``, ``LIMIT 10``).
 
 **What it leaves out**: the 16 tables and 16 client processes of the seed run as one table here, with 16 clients
-modelled by the simulated-time bottleneck law; the binlog and the SQL layer's CPU; ``dateandtime`` from the wall
-clock (here every commit is one second later than the previous, so both engines store identical rows); query threads
+modelled by the simulated-time bottleneck law (the binlog and the SQL layer's CPU are the server model's, by
+default seed 000's server, ``SERVER``); ``dateandtime`` from the wall clock (here every commit is one second later than the previous, so both engines store identical rows); query threads
 running flat out (here each does ``queries_per_commit`` queries per insert commit, so a run is deterministic).
 
 **Row size.** Our encoding stores 49 bytes in the primary index (9-byte key, 40-byte value) and 36-byte keys in each
@@ -34,6 +34,7 @@ import numpy as np
 
 from .. import scales
 from ..schema import Schema
+from ..sim.server import ServerModel
 from ..table import RowLayout
 from .distributions import BASE64, random_strings
 from .driver import Driver, WorkloadResult
@@ -49,6 +50,8 @@ ROWS_PER_QUERY = 10  # iibench.py --rows_per_query
 ROWS_PER_COMMIT = 1000  # iibench's --rows_per_commit in seed 000's runs
 START_TIME = 1_483_228_800  # 2017-01-01 00:00:00 UTC, the month of seed 000's posts: dateandtime of commit 0
 CORES = 48  # seed 000's server: "48 cores with HT enabled" (its 16 clients are RunSetup's default)
+SERVER = ServerModel.calibrated(binlog=True, sync_binlog=0)  # seed 000: "The binlog was enabled for all tests", and
+# "sync on commit was disabled for the database redo log & binlog"
 
 INDEXES = (
     ("marketsegment", ("productid", "customerid", "price")),
@@ -133,11 +136,17 @@ def insert_benchmark(setup: RunSetup, rows: int | None = None, *, secondary_inde
 
 def sized_driver(setup: RunSetup, rows: int, secondary_indexes: int = 3, extra_clients: int = 0) -> Driver:
     """A ``Driver`` whose engine is sized for ``rows`` rows of the benchmark's table with ``secondary_indexes``,
-    ``extra_clients`` more than the setup's."""
+    ``extra_clients`` more than the setup's.
+
+    The sizes scale from the post's configuration the cache stands for (unless the setup names a reference): a
+    cache that holds the data is seed 000's in-memory run (``minidb.scales.INSERT_BENCHMARK_IN_MEMORY``: the same
+    redo log and memtable over a database a quarter the size), any other the scale's (its IO-bound run)."""
     data = setup.data
-    row_bytes = RowLayout(schema(secondary_indexes)).entry_bytes(RowGenerator(data.seed).batch(1)[0])
-    return Driver.sized(setup, rows * row_bytes, scales.insert_benchmark(data.scale).reference,
-                        setup.host(CORES, extra_clients))
+    data_bytes = rows * RowLayout(schema(secondary_indexes)).entry_bytes(RowGenerator(data.seed).batch(1)[0])
+    reference = scales.insert_benchmark(data.scale).reference
+    if setup.cache_bytes is not None and setup.cache_bytes >= data_bytes:
+        reference = scales.INSERT_BENCHMARK_IN_MEMORY
+    return Driver.sized(setup, data_bytes, reference, setup.host(CORES, extra_clients), SERVER)
 
 
 def insert_rows(drv: Driver, table, gen: RowGenerator, rows: int, rows_per_commit: int, between=None,

@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from .. import scales
 from ..engines import engine_name
+from ..sim.server import ServerModel
 from ..storage.image import DeviceImage
 from .driver import Driver
 from .setup import DataSetup, RunSetup
@@ -80,8 +81,9 @@ def load_key(workload: str, data: DataSetup, params: dict, db_bytes: float, refe
 
 def load_driver(data: DataSetup, db_bytes: float, reference: scales.Reference, host) -> Driver:
     """The driver a load runs on: the data setup's engine, sized for ``db_bytes``, the reference's cache, timed on
-    ``LOAD_DEVICE`` with no server costs."""
-    return Driver.sized(RunSetup(data, device=LOAD_DEVICE), db_bytes, reference, host)
+    ``LOAD_DEVICE`` with no server costs (no binary log either: the image holds the engine's files only)."""
+    return Driver.sized(RunSetup(data, device=LOAD_DEVICE, server_model=ServerModel.none()), db_bytes, reference,
+                        host)
 
 
 def freeze(drv: Driver, workload: str, params: dict, db_bytes: float, reference: scales.Reference,
@@ -93,10 +95,11 @@ def freeze(drv: Driver, workload: str, params: dict, db_bytes: float, reference:
                       DeviceImage.of(drv.storage), drv.rows(), state)
 
 
-def reopen(loaded: LoadedData, setup: RunSetup, host) -> Driver:
+def reopen(loaded: LoadedData, setup: RunSetup, host, server: ServerModel | None = None) -> Driver:
     """A driver for one measured run of ``loaded``: the engine reopened on a copy of the image, with ``setup``'s
-    cache, device model, clients and server (its ``data`` and ``storage`` are the loaded database's)."""
+    cache, device model, clients and server, else ``server`` (the workload's); its ``data`` and ``storage`` are the
+    loaded database's."""
     run = replace(setup, data=loaded.data, storage=loaded.image.device())
-    drv = Driver.sized(run, loaded.db_bytes, loaded.reference, host)
+    drv = Driver.sized(run, loaded.db_bytes, loaded.reference, host, server)
     drv.rows_before = loaded.rows
     return drv

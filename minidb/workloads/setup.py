@@ -18,9 +18,9 @@ A sweep varies the second part over one first part (``dataclasses.replace(setup,
     data = DataSetup("btree", scale="tiny", engine_options={"page_size": 8192})
     r = tpcc(RunSetup(data, cache_bytes=4 << 20, device="gp2"), transactions=500)
 
-The server model defaults to none (the engines' work alone, ``ServerModel.none()``): a workload knows nothing of
-how the book calibrates its server; the experiments pass the calibrated one
-(``minidb.experiments.calibration.calibrated_server``).
+The server model defaults to the workload's own post's server: the calibrated SQL layer (``ServerModel.calibrated``,
+fitted once to seed 001) with the binary log as that post ran it (each workload's ``SERVER``), so that a run with
+default options shows what the posts show. ``ServerModel.none()`` charges the engines' work alone.
 """
 
 from __future__ import annotations
@@ -56,9 +56,14 @@ class RunSetup:
     clients: int = 16  # concurrent clients of the modelled server
     cores: int | None = None  # cores of the modelled host (None: the workload's own, its seed's server's)
     interval: float = 1.0  # seconds per row of the result's interval series
-    server_model: ServerModel = field(default_factory=ServerModel.none)  # the server software's costs
+    server_model: ServerModel | None = None  # the server software's costs (None: the workload's own post's server)
 
     def host(self, cores: int, extra_clients: int = 0) -> Host:
         """The modelled host: the setup's clients, plus ``extra_clients``, on its cores, or on ``cores`` (the
         workload's own server's) if it names none."""
         return Host(cores=cores if self.cores is None else self.cores, clients=self.clients + extra_clients)
+
+    def server(self, default: ServerModel) -> ServerModel:
+        """The server software's costs: the setup's, or ``default`` (the workload's own post's server) if it names
+        none."""
+        return default if self.server_model is None else self.server_model

@@ -29,6 +29,7 @@ import numpy as np
 
 from .. import scales
 from ..schema import Schema
+from ..sim.server import ServerModel
 from ..table import RowLayout
 from .distributions import IntStream, sysbench_pattern
 from .driver import Driver, WorkloadResult
@@ -40,6 +41,7 @@ RANGE_SIZE = 100  # oltp_common.lua: range_size
 LOAD_ROWS_PER_COMMIT = 1000  # rows per load transaction
 EVENTS_PER_STEP = 100  # events timed together as one step of the simulation
 CORES = 28  # seed 001's server, the post that runs sysbench-tpcc (no post gives sysbench OLTP's server)
+SERVER = ServerModel.calibrated(binlog=True, sync_binlog=10000)  # seed 001's server's binlog, as CORES
 
 
 def schema(number: int) -> Schema:
@@ -69,7 +71,7 @@ def sysbench(setup: RunSetup, table_size: int | None = None, transactions: int |
     rng = np.random.default_rng(seed)
     sample = (1, 1, sysbench_pattern(rng, 1, 10)[0], sysbench_pattern(rng, 1, 5)[0])
     db_bytes = tables * table_size * RowLayout(schema(1)).entry_bytes(sample)
-    drv = Driver.sized(setup, db_bytes, size.reference, setup.host(CORES))
+    drv = Driver.sized(setup, db_bytes, size.reference, setup.host(CORES), SERVER)
     sb = [drv.table(schema(i + 1)) for i in range(tables)]
     for table in sb:
         prepare(drv, table, table_size, rng)

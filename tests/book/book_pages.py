@@ -1,13 +1,25 @@
-"""Where the book's chapters are: the table of contents names them, jupytext reads them."""
+"""Where the book's chapters are (the table of contents names them, jupytext reads them), and how the tests build
+the site from them."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import jupytext
 import yaml
 
 BOOK = Path(__file__).resolve().parents[2] / "book"  # the repository's book/ folder
+JUPYTER_BOOK = Path(sys.executable).parent / "jupyter-book"  # the CLI installed beside this Python
+
+
+def build(source: Path, output: Path) -> subprocess.CompletedProcess:
+    """Build the book in ``source`` into ``output`` as ``make book SCALE=tiny`` does (warnings are errors)."""
+    env = {**os.environ, "MINIDB_SCALE": "tiny"}
+    return subprocess.run([str(JUPYTER_BOOK), "build", str(source), "--path-output", str(output),
+                           "-W", "-n", "--keep-going"], env=env, capture_output=True, text=True, timeout=900)
 
 
 def toc_files() -> list[Path]:

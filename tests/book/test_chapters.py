@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import jupytext
 import pytest
 from nbclient import NotebookClient
@@ -33,5 +36,13 @@ def test_chapter_runs_at_tiny_scale(path, monkeypatch):
     client.execute()  # raises CellExecutionError, with the cell and its traceback, on any error
     outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
-    charts_drawn = [o for o in outputs if "minidb-chart" in str(o.get("data", {}).get("text/html", ""))]
-    assert charts_drawn, f"{path.name} shows no chart"
+    html = [str(o.get("data", {}).get("text/html", "")) for o in outputs]
+    specs = [json.loads(found.replace("<\\/", "</")) for text in html
+             for found in re.findall(r"var spec = (\{.*\});\n", text)]
+    assert specs, f"{path.name} shows no chart"
+    # every chart keeps the book's rules: its axes' units are its columns' (no bytes titled MB), bars stack only
+    # when they are parts of a whole, nothing side by side or too wide for a phone
+    problems = {spec.get("description", "?"): charts.problems(spec) for spec in specs}
+    assert {chart: found for chart, found in problems.items() if found} == {}
+    tables = [text for text in html if "<table" in text]
+    assert not [t for t in tables if re.search(r">\s*NaN\s*<", t)], f"{path.name} prints NaN in a table"

@@ -1,25 +1,24 @@
 """The built site works with no network: no page loads anything from another site, and the charts' Vega is there.
 
 The book is built once, at the tiny scale, into a temporary folder, exactly as ``make book`` builds it (warnings
-are errors). A second, one-page book checks that math is typeset by the MathJax copied into the site.
+are errors: the ``site`` fixture of conftest.py, shared with test_pages.py). A second, one-page book checks that
+math is typeset by the MathJax copied into the site.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from book_pages import BOOK, chapters
+from book_pages import BOOK, build, chapters
 from minidb.book import charts
 
-JUPYTER_BOOK = Path(sys.executable).parent / "jupyter-book"  # the CLI installed beside this Python
+pytestmark = pytest.mark.xdist_group("site")  # on the worker that built the site (make test: --dist loadgroup)
+
 CDN_HOSTS = ("cdn.jsdelivr.net", "unpkg.com", "cdnjs.cloudflare.com", "fonts.googleapis.com", "fonts.gstatic.com",
              "mybinder.org")  # hosts of the scripts and fonts a Jupyter Book page would otherwise fetch
 LOADING = {  # attributes through which an HTML element makes the browser fetch something
@@ -28,21 +27,6 @@ LOADING = {  # attributes through which an HTML element makes the browser fetch 
 }
 _EXTERNAL = re.compile(r"^\s*(https?:)?//", re.IGNORECASE)
 _CSS_URL = re.compile(r"""(?:url\(\s*['"]?|@import\s+['"])\s*((?:https?:)?//[^'")\s]+)""", re.IGNORECASE)
-
-
-def build(source: Path, output: Path) -> subprocess.CompletedProcess:
-    """Build the book in ``source`` into ``output`` as ``make book SCALE=tiny`` does."""
-    env = {**os.environ, "MINIDB_SCALE": "tiny"}
-    return subprocess.run([str(JUPYTER_BOOK), "build", str(source), "--path-output", str(output),
-                           "-W", "-n", "--keep-going"], env=env, capture_output=True, text=True, timeout=900)
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("site")
-    result = build(BOOK, out)
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
-    return out / "_build" / "html"
 
 
 class _Loads(HTMLParser):
@@ -118,7 +102,7 @@ def test_a_step_slider_answers_in_the_built_site(site):
     if CHROMIUM is None:
         pytest.skip("needs Chromium (Debian package chromium), which .ci/run installs")
     iops = sorted({i for _, i in VOLUMES})
-    record = drawn_in_page(site / "chapters" / "06_cloud_iops.html", {f"IOPS: step of {len(iops)}": len(iops)})
+    record = drawn_in_page(site / "chapters" / "06_cloud_iops.html", {"IOPS": len(iops)})
     assert "error" not in record, record
     assert {(d["volume_type"], d["iops"]) for d in record["before"]} == {("io1", min(iops))}
     assert {(d["volume_type"], d["iops"]) for d in record["after"]} == {("io1", max(iops))}
@@ -141,6 +125,7 @@ def test_math_is_typeset_by_the_bundled_mathjax(tmp_path):
     shutil.copy(BOOK / "_config.yml", book)
     shutil.copytree(BOOK / "_ext", book / "_ext", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(BOOK / "_static", book / "_static")
+    shutil.copytree(BOOK / "_templates", book / "_templates")
     (book / "_toc.yml").write_text("format: jb-book\nroot: intro\n", encoding="utf-8")
     (book / "intro.md").write_text("# Reads\n\nA miss costs $k (1 - C/D)$ reads.\n", encoding="utf-8")
     result = build(book, tmp_path / "out")

@@ -343,3 +343,22 @@ class InPlaceMachine(RuleBasedStateMachine):
 
 InPlaceMachine.TestCase.settings = settings(max_examples=25, stateful_step_count=40, deadline=None)
 test_in_place_machine = InPlaceMachine.TestCase
+
+
+@pytest.mark.parametrize("changes", [4, 5, 11])  # one chunk; one chunk and the next begun; three chunks
+def test_the_bytes_counted_are_every_changes_once_across_chunks(changes):
+    # commit_in_the_middle=5 and a row limit of 5: the logical bytes summed over the chunks are each change's key
+    # and value once, however many chunks they fell in (a count kept from one chunk to the next would double them)
+    for knobs in ({"commit_in_the_middle": 5}, {"commit_in_the_middle": 5, "max_rows": 5}):
+        engine, _ = small_engine()
+        txn = engine.begin(**knobs)
+        sizes = []
+        for i in range(changes):
+            value = b"x" * (10 * i + 1)
+            txn.put("t", b"%08d" % i, value)
+            sizes.append(8 + len(value))
+        txn.delete("t", b"%08d" % 0)
+        sizes.append(8)
+        txn.commit()
+        assert txn.stats.logical_bytes == sum(sizes) and txn.stats.operations == changes + 1
+        assert txn.chunks == -(-(changes + 1) // 5)

@@ -56,6 +56,9 @@ class Pager:
             self.pool.frames.remove(f)
             self.stats.record("write", "data", 4096)
 
+    def stamp_flushed(self, lsn):
+        pass  # page 0's flushed LSN (fsp.py): this model has no page 0
+
 
 class Redo:
     def __init__(self, lsn, checkpoint_lsn=0):

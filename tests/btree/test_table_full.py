@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minidb.errors import DeviceCrashed, EngineStopped, TableFullError
+from minidb.errors import DeviceCrashed, EngineStopped, NoSpaceError, TableFullError
 from minidb.kv import WriteBatch
 
 from .helpers import small_engine
@@ -79,9 +79,9 @@ def test_a_failed_redo_write_stops_the_engine_until_resume():
     engine, device = loaded()
     engine.tablespace.extend(engine.stats(trees=False)["space"]["pages"] + 64)  # pages are not the problem
     device.capacity = device.used + 100  # the redo of the next commit does not fit
-    with pytest.raises(OSError) as info:
+    with pytest.raises(NoSpaceError) as info:  # errors.py's error for a full disk, naming the file it hit
         engine.write(rows(200, 20))
-    assert info.value.errno == errno.ENOSPC and "redo log write failed" in str(info.value)
+    assert info.value.errno == errno.ENOSPC and "redo-" in info.value.filename
     for call in (lambda: engine.get("t", KEY.pack(1)), lambda: engine.write(rows(300, 1)), engine.flush):
         with pytest.raises(EngineStopped, match="InnoDB cannot run without its redo log"):
             call()

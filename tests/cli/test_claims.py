@@ -6,6 +6,7 @@ import pytest
 
 from minidb import experiments
 from minidb.cli import main
+from minidb.experiments.claims import Claim, at_least
 
 FAKE = '''
 import pandas as pd
@@ -60,3 +61,26 @@ def test_a_finding_without_claims_is_named_and_an_unknown_one_is_an_error(fake_f
     assert "f99_no_claims: no claims() yet" in capsys.readouterr().out
     assert main(["claims", "f0", "--scale", "tiny"]) == 2
     assert "unknown experiment 'f0'" in capsys.readouterr().err
+
+
+def test_magnitudes_print_each_published_figure_beside_ours(fake_finding, capsys):
+    assert main(["claims", "f98", "--scale", "tiny", "--magnitudes"]) == 0
+    out = capsys.readouterr().out
+    assert "Published figures beside ours at scale tiny: 1 of 1 published figures within 2x, 0 within 1.25x" in out
+    line = next(row for row in out.splitlines() if row.strip().startswith("f98 "))
+    assert line.split()[-4:] == ["2", "0.67", "True", "False"]  # ours 2 of 3: within 2x, not within 1.25x
+
+
+def test_magnitudes_can_be_kept_as_a_record_and_shown_beside_a_later_run(fake_finding, tmp_path, capsys):
+    from minidb.experiments import magnitudes
+
+    path = tmp_path / "record.json"
+    assert main(["claims", "f98", "--scale", "tiny", "--save", str(path), "--commit", "abc1234"]) == 0
+    record = magnitudes.load_record(path)
+    assert record["commit"] == "abc1234" and record["scale"] == "tiny"
+    assert record["rows"] == [{"finding": "f98", "claim": "the value is at least 1", "published": 3.0, "ours": 2.0}]
+    later = magnitudes.table({"f98": [Claim.check("the value is at least 1: now measured so", published=3, ours=3,
+                                                  band=at_least(1))]})
+    both = magnitudes.before_after(later, record)
+    assert both.iloc[0].to_dict() == {"claim": "the value is at least 1", "published": 3.0, "before": 2.0, "now": 3.0,
+                                      "before / published": 2 / 3, "now / published": 1.0}

@@ -93,3 +93,20 @@ def test_bad_executor_is_a_usage_error_before_any_work(cli, fake_experiment, tmp
     assert_usage_error(cli("experiment", "f97", "--executor", "threads", "--out", out),
                        "--executor='threads' is not an executor", "tcp://")
     assert not out.exists()
+
+
+def test_a_finding_of_several_tables_writes_them_stacked_with_their_part(cli, tmp_path):
+    # F5 returns a dict of tables (sizes, fill, space, column families): one CSV, each row under its part's name
+    out = tmp_path / "f5.csv"
+    code, stdout, err = cli("experiment", "f5", "--scale", "tiny", "--executor", "serial", "--out", out)
+    assert code == 0, err
+    frame = pd.read_csv(out)
+    assert frame.columns[0] == "part" and set(frame.part) == {"sizes", "fill", "space", "column_families"}
+    assert f"f5_space at scale tiny: {len(frame)} rows" in stdout
+
+
+def test_results_that_are_no_table_are_refused():
+    with pytest.raises(TypeError, match="a DataFrame or a dict of them"):
+        command.results_table([1, 2])
+    with pytest.raises(TypeError, match="a DataFrame or a dict of them"):
+        command.results_table({})

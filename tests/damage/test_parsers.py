@@ -156,6 +156,25 @@ def test_malformed_pages_are_named(field, value, message):
         read_page(buf)
 
 
+@pytest.mark.parametrize("change", ["record count zeroed", "record count lowered", "value length shrunk",
+                                    "garbage count raised"])
+def test_a_leaf_whose_heap_does_not_add_up_is_rejected(change):
+    # a right checksum over a wrong count or length: records and garbage no longer fill the heap exactly
+    buf = valid_page()
+    n = int.from_bytes(buf[24:26], "little")
+    if change == "record count zeroed":
+        buf[24:26] = (0).to_bytes(2, "little")
+    elif change == "record count lowered":
+        buf[24:26] = (n - 3).to_bytes(2, "little")
+    elif change == "value length shrunk":
+        off = int.from_bytes(buf[4094:4096], "little")  # record 0
+        buf[off + 2:off + 4] = (int.from_bytes(buf[off + 2:off + 4], "little") - 1).to_bytes(2, "little")
+    else:
+        buf[28:30] = (4).to_bytes(2, "little")
+    with pytest.raises(CorruptionError, match="a record count, a slot or a length is wrong"):
+        read_page(buf)
+
+
 def test_an_internal_page_pointing_at_itself_is_rejected():
     buf = valid_page(level=1, n=5)
     page = Page(buf)

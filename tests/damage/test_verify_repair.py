@@ -98,3 +98,79 @@ def test_repair_refuses_an_existing_output(database, tmp_path, capsys):
     _, path, _ = database
     assert main(["repair", path, "--out", str(tmp_path)]) == 2
     assert "already exists" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("keys, ok", [
+    ([b"a", b"b", b"b", b"c"], False),  # the third block starts with the key that ended the second
+    ([b"a", b"b", b"c", b"d"], True),  # the key just above
+])
+def test_verify_refuses_a_data_block_starting_with_the_key_that_ended_the_one_before(keys, ok):
+    # blocks [a] [b] [third, fourth]: a long value closes a block, a short one does not, so the index's keys (each
+    # block's last) still ascend and only the boundary between the data blocks is wrong
+    from minidb.lsm.dbformat import pack_internal_key
+    from minidb.lsm.table_builder import TableBuilder
+    from minidb.storage import SimDevice
+    from minidb.verify import lsm_files
+
+    dev = SimDevice()
+    f = dev.open("000007.sst", "sst", create=True)
+    builder = TableBuilder(f, block_size=64)
+    for key, value in zip(keys, (b"v" * 80, b"v" * 80, b"v", b"v" * 80)):
+        builder.add_entry(pack_internal_key(key, 3, 1), value)
+    builder.finish()
+    f.sync()
+    f.close()
+    (report,) = [r for r in lsm_files.verify(dev) if r.name == "000007.sst"]
+    assert report.ok is ok
+    if not ok:
+        assert "does not start above the block before it" in report.detail
+
+
+def uncommitted_on_disk(path):
+    """A B+tree at ``path`` whose in-place transaction never committed but had its pages written (its undo is in
+    the redo log), crashed; the committed rows."""
+    from minidb.storage import SimDevice
+
+    opener, options = ENGINES["btree"]
+    dev = SimDevice()
+    db = opener(dev, **options)
+    committed = {}
+    for i in range(200):
+        db.put("t", b"%05d" % i, b"v%d" % i * 20)
+        committed[("t", b"%05d" % i)] = b"v%d" % i * 20
+    txn = db.begin()
+    for i in range(0, 200, 2):
+        txn.delete("t", b"%05d" % i)
+    txn.put("t", b"uncommitted", b"x" * 100)
+    db.flush()  # the transaction's pages reach the tablespace, before its commit
+    dev.crash()
+    os.makedirs(path)
+    for name in dev.list():
+        with open(os.path.join(path, name), "wb") as f:
+            f.write(dev.durable_bytes(name))
+    return committed
+
+
+def test_repair_never_brings_back_an_uncommitted_transaction(tmp_path, capsys):
+    path = str(tmp_path / "db")
+    committed = uncommitted_on_disk(path)
+    redo = sorted(n for n in os.listdir(path) if n.startswith("redo-0"))
+    with open(os.path.join(path, redo[-1]), "r+b") as f:  # the newest redo file's groups, unreadable
+        f.seek(64)
+        f.write(bytes(range(256)) * 4)
+    assert main(["repair", path, "--out", str(tmp_path / "new")]) == 1
+    out = capsys.readouterr().out
+    assert "salvaged file by file" in out and "left out, as they may hold changes of a batch that never committed" in out
+    got = contents("btree", str(tmp_path / "new"))
+    assert ("t", b"uncommitted") not in got  # the transaction's insert is not copied
+    assert set(got.items()) <= set(committed.items())  # nor its deletes: what is there is committed
+
+
+def test_repair_refuses_in_one_line_what_it_cannot_salvage(tmp_path, capsys):
+    path = str(tmp_path / "db")
+    uncommitted_on_disk(path)
+    os.remove(os.path.join(path, "tablespace.ibd"))
+    assert main(["repair", path, "--out", str(tmp_path / "new")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nothing can be salvaged" in err and "tablespace.ibd" in err
+    assert not (tmp_path / "new").exists()

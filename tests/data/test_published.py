@@ -101,6 +101,8 @@ SPECS: dict[str, Table | Quoted] = {
         View(lambda r: f"* * {r['size_gb']} {r['engine']}", header="io-bound in-memory size engine"),
     )),
     "insert_benchmark_devices": Quoted(rows=2),
+    "iostat_overstatement": Quoted(rows=1),
+    "doublewrite_write_amp": Quoted(rows=1),
     "insert_benchmark_caches": Quoted(rows=3),
     "myrocks_l0_slowdown": Quoted(rows=1),
     "compaction_stall_series": Quoted(rows=2),
@@ -265,6 +267,7 @@ UNIT_SUFFIXES = ("_per_sec", "_gb", "_mb", "_kb", "_pct", "_per_year", "_per_ins
                  "tps", "iops")  # a number's column name ends with its unit ...
 # ... or it counts something, or is a ratio.
 COUNTS = {"clients", "volumes", "rows", "files", "files_compacting", "comp_cnt", "keys_in", "keys_dropped", "score", "w_amp",
+          "overstatement",
           "tables", "table_size", "order", "rows_affected", "count_star",
           "wal_recovery_mode"}  # (the last: an option's number, MyRocks' rocksdb_wal_recovery_mode)
 

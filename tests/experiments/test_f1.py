@@ -5,6 +5,8 @@ import pytest
 from minidb.experiments import claims
 from minidb.experiments import f1_insert_benchmark as f1
 
+from results_csv import assert_written_whole
+
 SECONDARIES = ("marketsegment", "registersegment", "pdc")
 
 
@@ -187,3 +189,7 @@ def test_the_published_caches_are_shares_of_each_engines_database():
         assert pub[ours, "io-bound"] == pytest.approx(100 * caches["io-bound", cache_name] / sizes[size_name])
         # in memory: one cache size for all, and a quarter of the rows (500m of 2b), so a quarter of the size
         assert pub[ours, "in-memory"] == pytest.approx(100 * caches["in-memory", "all"] / (sizes[size_name] / 4))
+
+
+def test_the_experiment_command_writes_every_row_to_one_csv(runs, tmp_path):
+    assert_written_whole(runs[1], tmp_path / "f1.csv")

@@ -9,6 +9,8 @@ from minidb import engines
 from minidb.experiments import claims
 from minidb.experiments import f2_write_efficiency as f2
 
+from results_csv import assert_written_whole
+
 
 @pytest.fixture(scope="module")
 def tiny():
@@ -114,3 +116,7 @@ def test_the_model_claim_needs_the_level_flows(tiny):
     assert "level sizes" in model.claim and model.band == f2.MODEL_BAND
     flows = f2.levels_of(tiny)
     assert model.ours == pytest.approx(f2.model_lsm_write_amp(flows) / f2.counted_lsm_write_amp(flows), nan_ok=True)
+
+
+def test_the_experiment_command_writes_every_row_to_one_csv(tiny, tmp_path):
+    assert_written_whole(tiny, tmp_path / "f2.csv")

@@ -1,10 +1,12 @@
-"""Finding F4 at the tiny scale: TPC-C-lite on both engines on the cloud volumes of seed 003."""
+"""Finding F4 at the tiny scale: TPC-C on both engines on the cloud volumes of seed 003."""
 
 import pytest
 
 from minidb import engines
 from minidb.experiments import claims
 from minidb.experiments import f4_cloud_iops as f4
+
+from results_csv import assert_written_whole
 
 
 @pytest.fixture(scope="module")
@@ -73,3 +75,7 @@ def test_every_claim_that_must_hold_at_tiny_holds_and_the_others_say_why(tiny):
     found = f4.claims(tiny)
     assert claims.failing(found, "tiny") == []
     assert all(c.reason for c in found if not c.holds)  # a claim shown as not reproduced gives its reason
+
+
+def test_the_experiment_command_writes_every_row_to_one_csv(tiny, tmp_path):
+    assert_written_whole(tiny, tmp_path / "f4.csv")

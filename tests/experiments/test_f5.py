@@ -7,6 +7,8 @@ import pytest
 from minidb.experiments import f5_space as f5
 from minidb.experiments.claims import failing
 
+from results_csv import assert_written_whole
+
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
@@ -97,3 +99,7 @@ def test_the_published_sizes_are_each_over_innodbs_in_the_same_post():
     assert tpcc["lz4"] == pytest.approx(21 / 90) and tpcc["none"] == pytest.approx(70 / 90)
     assert set(pub.lsm_compression.dropna()) <= set(c for _, c in f5.EXPLORE_SETTINGS.values() if c)
     assert set(pub.page_layout.dropna()) == {f5.EXPLORE_SETTINGS["btree"][0]}
+
+
+def test_the_experiment_command_writes_every_row_to_one_csv(runs, tmp_path):
+    assert_written_whole(runs, tmp_path / "f5.csv")

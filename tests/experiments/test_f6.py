@@ -6,6 +6,8 @@ import pytest
 from minidb.experiments import claims as claims_mod
 from minidb.experiments import f6_stalls as f6
 
+from results_csv import assert_written_whole
+
 
 @pytest.fixture(scope="module")
 def tiny():
@@ -87,3 +89,7 @@ def test_the_lowest_trigger_slows_writes_and_a_trigger_l0_never_reaches_changes_
         assert rates.size()[c, min(f6.TRIGGERS)] > rates.size()[c, max(f6.TRIGGERS)]
         # tiny's rows never hold 16 files in L0: 16 and 20 run the same
         assert rates.get_group((c, 16)).tolist() == rates.get_group((c, 20)).tolist()
+
+
+def test_the_experiment_command_writes_every_row_to_one_csv(tiny, tmp_path):
+    assert_written_whole(tiny, tmp_path / "f6.csv")

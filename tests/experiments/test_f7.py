@@ -5,6 +5,8 @@ import pytest
 from minidb.experiments import claims as cl
 from minidb.experiments import f7_disk_full as f7
 
+from results_csv import assert_written_whole
+
 
 @pytest.fixture(scope="module")
 def tiny():
@@ -131,3 +133,7 @@ def test_the_space_the_session_needs_is_exactly_enough(behaviour):
 def test_negative_free_space_is_refused():
     with pytest.raises(ValueError, match="free must be >= 0"):
         f7.session("InnoDB-like", 10, free=-1)
+
+
+def test_the_experiment_command_writes_every_row_to_one_csv(tiny, tmp_path):
+    assert_written_whole(tiny, tmp_path / "f7.csv")

@@ -5,6 +5,8 @@ import pytest
 from minidb.experiments import claims as claims_mod
 from minidb.experiments import f8_big_transactions as f8
 
+from results_csv import assert_written_whole
+
 
 @pytest.fixture(scope="module")
 def tiny():
@@ -60,3 +62,7 @@ def test_published_names_the_options():
 def test_an_unknown_limit_option_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown limit option 'max_locks': use max_rows or max_bytes"):
         f8.limit_point("lsm", "max_locks", 10, 11)
+
+
+def test_the_experiment_command_writes_every_row_to_one_csv(tiny, tmp_path):
+    assert_written_whole(tiny, tmp_path / "f8.csv")

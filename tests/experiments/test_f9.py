@@ -6,6 +6,8 @@ import pytest
 from minidb.experiments import claims as claims_mod
 from minidb.experiments import f9_read_cost as f9
 
+from results_csv import assert_written_whole
+
 
 @pytest.fixture(scope="module")
 def tiny():
@@ -60,3 +62,7 @@ def test_bad_pass_and_stops_are_clear_errors():
         f9.run_pass("hash", 100, 10, 10)
     with pytest.raises(ValueError, match="stops must be between 1 and rw_events"):
         f9.run_pass(f9.LSM, 100, 10, 10, stops=11)
+
+
+def test_the_experiment_command_writes_every_row_to_one_csv(tiny, tmp_path):
+    assert_written_whole(tiny, tmp_path / "f9.csv")

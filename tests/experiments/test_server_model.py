@@ -23,12 +23,15 @@ def test_the_calibration_is_fitted_once_on_seed_001_and_its_parameters_are_posit
     units = (attrs["statement_seconds"] * table.statements_per_txn.mean()
              + attrs["row_seconds"] * table.rows_per_txn.mean())
     assert units * 1000 == pytest.approx(attrs["server_cpu_ms_per_txn"])
-    assert calibration.calibrated_server(binlog=True).row_seconds == attrs["row_seconds"]
+    # the parameters every workload defaults to are the fit's result (refit them when a change moves it by 0.1%)
+    server = calibration.calibrated_server(binlog=True)
+    assert (server.row_seconds, server.statement_seconds) == pytest.approx((attrs["row_seconds"],
+                                                                            attrs["statement_seconds"]), rel=1e-3)
 
 
 def test_the_calibration_runs_come_from_the_sweep_cache_in_a_new_process(tmp_path, monkeypatch):
-    """Every workload's driver asks for the calibrated server: a sweep worker reads the engines' runs from the cache
-    instead of rerunning them, and gets the same parameters."""
+    """A process that refits (a test worker, chapter 2b) reads the engines' runs from the cache instead of rerunning
+    them, and gets the same parameters."""
     monkeypatch.setenv("MINIDB_CACHE", str(tmp_path))
     calibration.fit.cache_clear()
     first = calibration.fit().attrs
@@ -68,7 +71,9 @@ def test_the_published_table_is_seed_000s():
 def test_the_server_slows_the_in_memory_inserts_the_engines_alone_ran_too_fast(tiny):
     rates = tiny["before_after"].set_index(["engine", "server"]).ops_per_sec
     for engine in ("btree", "lsm"):
-        assert rates[engine, False] > 2 * rates[engine, True]  # before: several times the post's rates
+        # the server's CPU per row, fitted on sysbench-tpcc's 75 rows a transaction, is a large part of an insert's
+        # time: without it each engine runs half again as fast or more, at several times the post's rates
+        assert rates[engine, False] > 1.5 * rates[engine, True]
 
 
 def test_each_engines_serial_write_path_is_charged_and_bounds_its_rate(tiny):

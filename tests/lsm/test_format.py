@@ -87,12 +87,25 @@ def test_sst_layout():
 def test_wal_layout():
     dev = SimDevice()
     db = open_tiny(dev, memtable_bytes=1 << 20, column_families={"cf1": {}}, keyspace_cf={"b": "cf1"})
+    manifest = next(n for n in dev.list() if n.startswith("MANIFEST-"))
+    manifest_size = dev.size(manifest)  # when the WAL started (the batch's keyspaces are edits after it)
     b = WriteBatch()
     b.put("a", b"k1", b"v1")
     b.delete("b", b"k2")
     db.write(b)
     (name,) = [n for n in dev.list() if n.endswith(".log")]
     log = dev.durable_bytes(name)
+    header, length = log[7:7 + 48], int.from_bytes(log[4:6], "little")
+    assert length == 48 and log[6] == 1 and zlib.crc32(log[6:7] + header) == int.from_bytes(log[:4], "little")
+    fields = [int.from_bytes(header[i:i + 8], "little") for i in range(8, 48, 8)]
+    assert header[:8] == b"MDBWALH2"
+    assert fields == [int(name[:-4]), 0, 0, int(manifest[9:]), manifest_size]  # itself, no predecessor
+    log = log[7 + 48:]
+    for _ in ("a", "b"):  # a mark after each keyspace's MANIFEST edit: the MANIFEST's number and new size
+        assert int.from_bytes(log[4:6], "little") == 24 and log[7:15] == b"MDBMARK2"
+        assert int.from_bytes(log[15:23], "little") == int(manifest[9:])
+        assert manifest_size < int.from_bytes(log[23:31], "little") <= dev.size(manifest)
+        log = log[31:]
     crc, length, ftype = int.from_bytes(log[:4], "little"), int.from_bytes(log[4:6], "little"), log[6]
     payload = log[7:7 + length]
     assert ftype == 1 and zlib.crc32(log[6:7] + payload) == crc  # one FULL fragment
@@ -116,7 +129,11 @@ def test_current_and_manifest():
     edit = manifest[7:7 + length]
     assert ftype == 1
     tag, pos = varint(edit, 0)
-    assert tag == 7  # the snapshot starts by creating the column families
+    assert tag == 9  # the snapshot starts with the format version
+    version, pos = varint(edit, pos)
+    assert version == 2
+    tag, pos = varint(edit, pos)
+    assert tag == 7  # then creates the column families
     cf_id, pos = varint(edit, pos)
     n, pos = varint(edit, pos)
     assert (cf_id, edit[pos:pos + n]) == (0, b"default")

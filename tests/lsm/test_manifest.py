@@ -127,8 +127,9 @@ def test_a_failed_edit_leaves_the_engine_read_only_until_resume():
     dev = SimDevice()
     db = open_tiny(dev, wal_sync="none")
     load(db, 100)
-    # The next flush syncs the WAL (sealing its memtable), then its SST, then the MANIFEST: fail the third.
-    dev.fail_io(3, ops=("sync",))
+    # The next flush syncs the WAL (sealing its memtable) and the new WAL's header, then its SST, then the MANIFEST:
+    # fail the fourth.
+    dev.fail_io(4, ops=("sync",))
     faulted = False
     for i in range(100, 3000):
         try:
@@ -152,7 +153,7 @@ def test_when_a_failed_edit_cannot_be_cut_off_the_next_edit_starts_a_new_manifes
     db = open_tiny(dev, wal_sync="none")
     load(db, 100)
     (old,) = manifests(dev)
-    dev.fail_io(3, ops=("sync",))
+    dev.fail_io(4, ops=("sync",))  # the MANIFEST's (see above)
     dev.fail_io(1, ops=("truncate",))
     with pytest.raises(ReadOnlyError):
         load(db, 3000, 100)
@@ -164,3 +165,27 @@ def test_when_a_failed_edit_cannot_be_cut_off_the_next_edit_starts_a_new_manifes
     db.close()
     db = open_tiny(dev)
     assert db.get("t", b"k03599") == b"v03599" and db.get("t", b"k00050") == b"v00050"
+
+
+@pytest.mark.parametrize("next_smallest, overlap", [(b"k5", True), (b"k6", False)])
+def test_two_files_of_one_level_may_not_share_a_user_key(next_smallest, overlap):
+    # L1 and below: one file's largest user key equal to the next one's smallest is an overlap (the key would be
+    # in two files); the next key up is not
+    from minidb.lsm.version import Version
+    from minidb.lsm.version_set import CFState, VersionSet
+
+    dev = SimDevice()
+    vs = VersionSet(dev)
+    vs.cfs[0] = CFState(0, "default", Version.empty(7))
+    for number, lo, hi in ((8, b"k1", b"k5"), (9, next_smallest, b"k9")):
+        vs.cfs[0].version.add(1, FileMeta(number, 100, pack_internal_key(lo, 2, 1), pack_internal_key(hi, 1, 1),
+                                          1, 2, 2, 0))
+    vs.next_file_number = 10
+    vs.write_new_manifest()
+    again = VersionSet(dev)
+    if overlap:
+        with pytest.raises(CorruptionError, match="files 8 and 9 overlap in L1"):
+            again.recover(lambda name: 7)
+    else:
+        again.recover(lambda name: 7)
+        assert [f.number for f in again.cfs[0].version.levels[1]] == [8, 9]

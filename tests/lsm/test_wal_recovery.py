@@ -10,6 +10,7 @@ from minidb.errors import CorruptionError, EngineStopped, ReadOnlyError
 from minidb.kv import WriteBatch
 from minidb.lsm import open_lsm
 from minidb.lsm.log_reader import Record, scan
+from minidb.lsm.wal import is_batch
 from minidb.lsm.wal_recovery import MODES, Problem, check_mode, decide
 from minidb.storage import SimDevice
 
@@ -100,7 +101,7 @@ def corrupted_middle_device():
     dev.crash()  # the server dies; every record was synced
     f = dev.open(name, kind="wal")
     data = f.read(0, f.size)
-    second = [e for e in scan(data) if isinstance(e, Record)][1]
+    second = [e for e in scan(data) if isinstance(e, Record) and is_batch(e.payload)][1]
     f.write(second.end - 1, bytes([data[second.end - 1] ^ 0xFF]))  # one flipped bit-pattern in its payload
     f.sync()
     return dev

@@ -78,29 +78,63 @@ def test_two_dir_devices_on_one_directory_exclude_each_other(tmp_path):
     assert "LOCK" not in a.list()  # the lock file is the device's, not an engine's
 
 
+@pytest.mark.parametrize("device", ["sim", "dir"])
+def test_releasing_with_an_old_token_leaves_the_new_holder_locked(tmp_path, device):
+    # lock, unlock, lock again: the first holding's token is stale and must not release the second one; the
+    # second's own token does
+    dev = SimDevice() if device == "sim" else DirDevice(tmp_path)
+    first = dev.lock()
+    first.release()
+    second = dev.lock()
+    dev._unlock(first._token)
+    with pytest.raises(DatabaseLockedError):
+        dev.lock()
+    dev._unlock(second._token)
+    dev.lock().release()
+
+
+def test_deleting_the_lock_file_under_a_writer_lets_no_second_writer_in(tmp_path, kind):
+    import os
+
+    db = open_engine(kind, DirDevice(tmp_path))
+    rows = load(db, 100)
+    os.remove(tmp_path / "LOCK")  # the directory stays locked
+    with pytest.raises(DatabaseLockedError, match=str(tmp_path)):
+        open_engine(kind, DirDevice(tmp_path))
+    rows.update(load(db, 100, start=100))  # the writer goes on
+    db.close()
+    db = open_engine(kind, DirDevice(tmp_path))
+    assert dict(db.scan("t")) == rows
+    db.close()
+
+
 HOLDER = textwrap.dedent("""
-    import sys, time
+    import os, sys, time
     from minidb.storage import DirDevice
     sys.path.insert(0, {tests!r})
     from open.engines import load, open_engine
     db = open_engine({kind!r}, DirDevice({path!r}))
     load(db, 200)
+    if {delete_lock!r}:
+        os.remove(os.path.join({path!r}, "LOCK"))
     print("ready", flush=True)
     time.sleep(60)  # killed by the test long before
 """)
 
 
+@pytest.mark.parametrize("delete_lock", [False, True])
 @pytest.mark.parametrize("engine_kind", ENGINES)
-def test_another_process_holding_the_database_is_refused_and_its_death_frees_it(tmp_path, engine_kind):
+def test_another_process_holding_the_database_is_refused_and_its_death_frees_it(tmp_path, engine_kind,
+                                                                                 delete_lock):
     import os
 
     tests = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    code = HOLDER.format(tests=tests, kind=engine_kind, path=str(tmp_path))
+    code = HOLDER.format(tests=tests, kind=engine_kind, path=str(tmp_path), delete_lock=delete_lock)
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     try:
         assert proc.stdout.readline().strip() == "ready"
-        with pytest.raises(DatabaseLockedError, match=str(tmp_path)):
+        with pytest.raises(DatabaseLockedError, match=str(tmp_path)):  # even with its LOCK file deleted
             open_engine(engine_kind, DirDevice(tmp_path))
         reader = open_engine(engine_kind, DirDevice(tmp_path), read_only=True)  # reading alongside is allowed
         reader.close()

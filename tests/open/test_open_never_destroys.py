@@ -68,3 +68,65 @@ def test_error_if_exists(kind):
 def test_the_options_are_checked(kind, option):
     with pytest.raises(ValueError, match=option):
         open_engine(kind, SimDevice(), **{option: "yes"})
+
+
+def debris(kind, dev):
+    """Files an open that succeeds would delete as obsolete: for the LSM a stray ``CURRENT.tmp``, an SST no version
+    names and an old MANIFEST; for the B+tree a newest redo file whose header never reached the disk, and the
+    doublewrite file (the open below is without doublewrite)."""
+    names = {"lsm": ("CURRENT.tmp", "999990.sst", "MANIFEST-999991"),
+             "btree": ("redo-99999999.log",)}[kind]
+    for name in names:
+        f = dev.open(name, kind="data", create=True)
+        f.write(0, bytes(100) if name.startswith("redo-") else b"x" * 100)
+        f.sync()
+        f.close()
+    return names
+
+
+def flip(dev, name, offset, n=64):
+    """Invert ``n`` bytes of file ``name`` from ``offset`` on, durably."""
+    f = dev.open(name, kind="data")
+    f.write(offset, bytes(b ^ 0xFF for b in f.read(offset, min(n, f.size - offset))))
+    f.sync()
+    f.close()
+
+
+def cut(dev, name):
+    f = dev.open(name, kind="data")
+    f.truncate(f.size // 2)
+    f.close()
+
+
+def newest(dev, prefix, suffix=""):
+    return max(n for n in dev.list() if n.startswith(prefix) and n.endswith(suffix))
+
+
+DAMAGE = {  # engine -> damage the open itself finds, one kind of file each
+    "lsm": {
+        "an SST cut short": lambda dev: cut(dev, newest(dev, "0", ".sst")),
+        "the newest WAL damaged before synced batches": lambda dev: flip(dev, newest(dev, "0", ".log"), 100),
+        "the MANIFEST's first edit": lambda dev: flip(dev, newest(dev, "MANIFEST-"), 10),
+    },
+    "btree": {
+        "page 0 of the tablespace": lambda dev: flip(dev, "tablespace.ibd", 100),
+        "the newest redo file": lambda dev: flip(dev, newest(dev, "redo-0"), 100),
+        "both checkpoint blocks": lambda dev: (flip(dev, "redo-checkpoint", 10), flip(dev, "redo-checkpoint", 522)),
+    },
+}
+
+
+@pytest.mark.parametrize("which", range(3))
+def test_a_failed_open_deletes_nothing_whichever_file_is_damaged(kind, which):
+    # debris an open would clean up, and damage the open finds in one file of each kind: the open fails, and every
+    # file is still there (the engines check everything before they delete anything)
+    dev = SimDevice()
+    db = open_engine(kind, dev, **({"wal_sync": "write"} if kind == "lsm" else {}))
+    load(db, 500)
+    dev.crash()
+    list(DAMAGE[kind].values())[which](dev)
+    debris(kind, dev)
+    before = sorted(dev.list())
+    with pytest.raises(CorruptionError):
+        open_engine(kind, dev, **({"doublewrite": False} if kind == "btree" else {}))
+    assert sorted(dev.list()) == before

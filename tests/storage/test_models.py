@@ -78,7 +78,8 @@ def test_io1_is_capped_at_30000_iops_and_500_mb_per_s():
 
 
 def test_bad_presets_and_parameters():
-    with pytest.raises(ValueError, match="unknown device preset 'floppy'; known presets: nvme, slow-ssd, gp2, io1"):
+    with pytest.raises(ValueError, match="unknown device preset 'floppy'; known presets: nvme, slow-ssd, sm863, gp2, "
+                                         "io1"):
         preset("floppy")
     with pytest.raises(ValueError, match="bad parameters"):
         preset("nvme", size_gb=3)
@@ -86,8 +87,23 @@ def test_bad_presets_and_parameters():
         preset("gp2", size_gb=0)
     with pytest.raises(ValueError, match="iops must be > 0"):
         custom(preset("nvme"), iops=0)
+    with pytest.raises(ValueError, match="write_iops must be > 0"):
+        custom(preset("nvme"), write_iops=0)
 
 
 def test_every_preset_names_its_source():
     for name in ("nvme", "slow-ssd", "gp2", "io1"):
         assert "seed" in preset(name).source
+    assert "data sheet" in preset("sm863").source and "seed 001" in preset("sm863").source
+
+
+def test_reads_and_writes_share_the_device_time_at_their_own_caps():
+    """The SM863's data sheet: 97,000 random reads and 29,000 random writes per second, 520 and 485 MB/s."""
+    ssd = preset("sm863")
+    reads, writes = IOCounts(reads=97_000, read_bytes=97_000 * 4096), IOCounts(writes=29_000, write_bytes=29_000 * 4096)
+    assert ssd.iops_time(reads) == pytest.approx(1.0) and ssd.iops_time(writes) == pytest.approx(1.0)
+    assert ssd.busy_time(reads + writes) == pytest.approx(2.0)  # half a second's reads and writes each fill it
+    stream = IOCounts(reads=40, read_bytes=520_000_000, writes=40, write_bytes=485_000_000)
+    assert ssd.bandwidth_time(stream) == pytest.approx(2.0) and ssd.busy_time(stream) == pytest.approx(2.0)
+    one_cap = preset("slow-ssd")  # no write caps: writes count against the one cap, as before
+    assert one_cap.busy_time(reads + writes) == pytest.approx((97_000 + 29_000) / 10_000)

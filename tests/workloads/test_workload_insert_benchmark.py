@@ -2,6 +2,7 @@
 
 import pytest
 
+from minidb import data
 from minidb.keycodec import decode_key
 from minidb.table import RowLayout
 from minidb.workloads import DataSetup, RunSetup, insert_benchmark
@@ -68,3 +69,42 @@ def test_fewer_indexes_write_less(dict_opener):
     three = insert_benchmark(setup, 2000).summary
     none = insert_benchmark(setup, 2000, secondary_indexes=0).summary
     assert none["wkb_per_op"] < three["wkb_per_op"]
+
+
+# -- The finding through the public API ---------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def default_runs():
+    """Each engine at tiny with default options (the workload's own server, seed 000's): with a cache that holds the
+    data, and with 1/20 of it."""
+    runs = {}
+    for engine in ("btree", "lsm"):
+        tiny = DataSetup(engine, scale="tiny")
+        in_memory = insert_benchmark(RunSetup(tiny, cache_bytes=1 << 30)).summary
+        io_bound = insert_benchmark(RunSetup(tiny, cache_bytes=in_memory["db_bytes"] // 20)).summary
+        runs[engine] = in_memory, io_bound
+    return runs
+
+
+def _published_in_memory_rate(engine: str) -> float:
+    rates = data.load("insert_benchmark_by_storage").set_index(["engine", "workload", "storage"]).inserts_per_sec
+    return float(rates[{"btree": "InnoDB-5.7", "lsm": "MyRocks"}[engine], "in-memory", "fast-ssd"])
+
+
+def test_with_default_options_a_cache_of_a_twentieth_halves_the_btree_and_spares_the_lsm(default_runs):
+    """Finding 1 as a reader meets it: the B+tree falls to less than half its in-memory rate, the LSM keeps 0.75."""
+    (btree_mem, btree_io), (lsm_mem, lsm_io) = default_runs["btree"], default_runs["lsm"]
+    assert btree_io["ops_per_sec"] < 0.5 * btree_mem["ops_per_sec"]
+    assert lsm_io["ops_per_sec"] >= 0.75 * lsm_mem["ops_per_sec"]
+
+
+def test_with_default_options_the_btree_inserts_in_memory_within_1_5x_of_innodb(default_runs):
+    ratio = default_runs["btree"][0]["ops_per_sec"] / _published_in_memory_rate("btree")
+    assert 1 / 1.5 <= ratio <= 1.5
+
+
+@pytest.mark.xfail(strict=True, reason="our LSM's write path costs what our B+tree's does per insert (chapter 2b): "
+                   "the serial time MyRocks showed in memory, its skiplist memtable and binlog processing, is not "
+                   "in the model, so our LSM inserts about three times MyRocks's rate in memory")
+def test_with_default_options_the_lsm_inserts_in_memory_within_1_5x_of_myrocks(default_runs):
+    ratio = default_runs["lsm"][0]["ops_per_sec"] / _published_in_memory_rate("lsm")
+    assert 1 / 1.5 <= ratio <= 1.5

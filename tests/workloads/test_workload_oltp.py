@@ -1,4 +1,4 @@
-"""sysbench, TPC-C-lite and Linkbench-lite: what each mode does, and the invariants their data keeps."""
+"""sysbench, TPC-C and Linkbench-lite: what each mode does, and the invariants their data keeps."""
 
 from collections import Counter
 
@@ -54,7 +54,7 @@ def test_sysbench_read_write_keeps_the_row_count_and_values_shaped(dict_opener):
 
 # -- TPC-C ------------------------------------------------------------------------------------------------------------
 def test_tpcc_keeps_the_consistency_conditions(dict_opener):
-    result = tpcc(RunSetup(DataSetup(dict_opener, scale="tiny", seed=4)), transactions=150)
+    result = tpcc(RunSetup(DataSetup(dict_opener, scale="tiny", seed=4)), transactions=300)
     engine = dict_opener.engines[-1]
     t = {name: rows_of(engine, s) for name, s in SCHEMAS.items()}
     for w in t["warehouse"]:  # condition 1: W_YTD = sum(D_YTD)
@@ -65,11 +65,19 @@ def test_tpcc_keeps_the_consistency_conditions(dict_opener):
         assert max(o.o_id for o in t["orders"] if (o.o_w_id, o.o_d_id) == (d.d_w_id, d.d_id)) == d.d_next_o_id - 1
     lines = Counter((ol.ol_w_id, ol.ol_d_id, ol.ol_o_id) for ol in t["order_line"])
     assert all(lines[o.o_w_id, o.o_d_id, o.o_id] == o.o_ol_cnt for o in t["orders"])  # condition 4
+    new = {(n.no_w_id, n.no_d_id, n.no_o_id) for n in t["new_orders"]}
+    for o in t["orders"]:  # condition 5: an order is new exactly when it has no carrier (Delivery sets one)
+        assert ((o.o_w_id, o.o_d_id, o.o_id) in new) == (o.o_carrier_id is None)
     s = result.summary
-    assert s["ops"] == 150 and 0.3 < s["new_orders"] / 150 < 0.7  # about 45 / 88 of the mix
-    payments = 150 - s["new_orders"] - s["rollbacks"]
-    assert len(t["history"]) == 10 * 100 + payments  # one row per customer loaded, one per payment
+    kinds = s["by_type"]
+    assert s["ops"] == 300 == sum(kinds.values())
+    assert 0.33 < kinds["new_order"] / 300 < 0.54 and 0.33 < kinds["payment"] / 300 < 0.54  # 10 / 23 each
+    assert all(kinds[k] > 0 for k in ("order_status", "delivery", "stock_level"))  # 1 / 23 each
+    assert s["new_orders"] == kinds["new_order"] - s["rollbacks"]
+    assert len(t["history"]) == 10 * 100 + kinds["payment"]  # one row per customer loaded, one per payment
     assert len(t["orders"]) == 10 * 100 + s["new_orders"]  # rolled-back New-Orders left nothing behind
+    delivered = sum(ol.ol_delivery_d is not None for ol in t["order_line"])
+    assert delivered > sum(lines[o.o_w_id, o.o_d_id, o.o_id] for o in t["orders"] if o.o_id <= 70)  # Delivery ran
 
 
 def test_tpcc_last_names_and_the_customer_index(dict_opener):
@@ -79,6 +87,44 @@ def test_tpcc_last_names_and_the_customer_index(dict_opener):
     table = Table(engine, SCHEMAS["customer"])
     matches = table.lookup("idx_customer", (1, 1, last_name(7)))
     assert matches and all(c.c_last == last_name(7) for c in matches)
+
+
+def test_tpcc_builds_sysbench_tpccs_six_indexes_and_keeps_them_in_step(dict_opener):
+    tpcc(RunSetup(DataSetup(dict_opener, scale="tiny", seed=2)), transactions=100)
+    engine = dict_opener.engines[-1]
+    stock, lines = rows_of(engine, SCHEMAS["stock"]), rows_of(engine, SCHEMAS["order_line"])
+    assert sorted(decode_key(k) for k in engine.data["stock.fkey_stock_2"].keys()) == sorted(
+        (s.s_i_id, s.s_w_id) for s in stock)
+    assert sorted(decode_key(k) for k in engine.data["order_line.fkey_order_line_2"].keys()) == sorted(
+        (ol.ol_supply_w_id, ol.ol_i_id, ol.ol_w_id, ol.ol_d_id, ol.ol_o_id, ol.ol_number) for ol in lines)
+    names = {i.name for s in SCHEMAS.values() for i in s.indexes}
+    assert names == {"idx_customer", "idx_orders", "fkey_stock_2", "fkey_order_line_2", "fkey_history_1",
+                     "fkey_history_2"}
+
+
+def test_tpcc_values_are_sysbench_tpccs_and_compress_as_the_posts_did():
+    import zlib
+
+    from minidb.workloads.tpcc_load import sample_rows
+
+    rows = dict(sample_rows())
+    customer, stock = rows["customer"][0], rows["stock"][0]
+    c_data, s_dist = customer[-1], stock[3]
+    assert 300 <= len(c_data) <= 500 and len(set(c_data)) == 1  # one random letter, repeated
+    assert len(s_dist) == 240 and all(len(set(s_dist[i:i + 24])) == 1 for i in range(0, 240, 24))
+    assert customer[3].startswith("first-") and customer[6].startswith("street1-")
+    assert rows["item"][0][2].startswith("item-") and rows["item"][0][4].startswith("data-item-")
+    text = "".join(str(v) for r in rows["customer"] + rows["stock"] for v in r).encode()
+    assert len(zlib.compress(text)) < len(text) / 3  # MyRocks's LZ4 stored seed 001's 70 GB in 21 GB
+
+
+def test_tpcc_mix_is_sysbench_tpccs():
+    from minidb.workloads.tpcc_transactions import kinds
+
+    drawn = Counter(kinds(np.random.default_rng(1), 23_000))
+    for kind, share in (("new_order", 10), ("payment", 10), ("order_status", 1), ("delivery", 1),
+                        ("stock_level", 1)):
+        assert drawn[kind] / 23_000 == pytest.approx(share / 23, rel=0.1)
 
 
 # -- Linkbench --------------------------------------------------------------------------------------------------------

@@ -129,6 +129,26 @@ def test_engine_sizes_keep_the_reference_ratios():
         scales.engine_sizes("lsm", 0, ref)
 
 
+def test_the_insert_benchmark_scales_from_the_configuration_its_cache_stands_for():
+    """A cache that holds the data is seed 000's in-memory run: the same 4 GB redo log over a database a quarter of
+    the IO-bound run's, so four times its share of the data; any other cache is the IO-bound run."""
+    from minidb.workloads.insert_benchmark import sized_driver
+
+    mem, io = scales.INSERT_BENCHMARK_IN_MEMORY, scales.INSERT_BENCHMARK
+    assert mem.db_bytes == io.db_bytes  # the LSM's sizes scale alike in both
+    assert mem.redo_fraction == pytest.approx(4 * 2**30 / (io.db_bytes * scales.IN_MEMORY_ROWS_SHARE))
+    assert mem.cache_fraction["btree"] == mem.cache_fraction["lsm"] == 190 / 56.5
+    rows = 100_000
+
+    def sizes(cache_bytes=None):
+        return sized_driver(RunSetup(DataSetup("btree"), cache_bytes=cache_bytes), rows).sizes
+
+    in_memory, small_cache = sizes(1 << 30), sizes(1 << 20)  # the second IO-bound
+    assert in_memory.redo_log_bytes > small_cache.redo_log_bytes == scales.MIN_REDO_BYTES
+    boundary = sizes().cache_bytes  # the default: the IO-bound run's share
+    assert sizes(boundary).redo_log_bytes == small_cache.redo_log_bytes
+
+
 def test_references_are_the_published_configurations():
     """Each workload scales from its post's configuration as data/ holds it: cache (or RAM) over database size."""
     assert sorted(set(data.load("cloud_tps_by_iops").cache_gb)) == [27, 54]  # the post's caches: the smaller is used

@@ -13,8 +13,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ...units import count_arg
-from ..run import DEVICE_CHOICES
+from ...units import count_in, int_in
+from ..run import DEVICE_CHOICES, MAX_ROWS, MAX_SEED
+
+MAX_L0_TRIGGER = 1000  # L0 files: far above RocksDB's defaults (20 and 36) and any stall study's
 
 
 def register(subparsers) -> None:
@@ -25,18 +27,21 @@ def register(subparsers) -> None:
         "flush and compaction, what it did, why it was picked, the files and bytes per level and the running "
         "write amplification.",
     )
-    p.add_argument("--rows", type=count_arg, default=20_000, help="rows inserted, e.g. 1e5 (default 20000)")
+    p.add_argument("--rows", type=count_in(1, MAX_ROWS), default=20_000,
+                   help=f"rows inserted, e.g. 1e5, at most {MAX_ROWS:,} (default 20000)")
     p.add_argument("--compaction", choices=("leveled", "universal"), default="leveled",
                    help="compaction style (default leveled)")
-    p.add_argument("--slowdown-trigger", type=count_arg, metavar="FILES",
-                   help="level0_slowdown_writes_trigger (default the engine's, 20)")
-    p.add_argument("--stop-trigger", type=count_arg, metavar="FILES",
-                   help="level0_stop_writes_trigger (default the engine's, 36)")
+    p.add_argument("--slowdown-trigger", type=count_in(1, MAX_L0_TRIGGER), metavar="FILES",
+                   help=f"level0_slowdown_writes_trigger, 1 to {MAX_L0_TRIGGER} (default the engine's, 20)")
+    p.add_argument("--stop-trigger", type=count_in(1, MAX_L0_TRIGGER), metavar="FILES",
+                   help=f"level0_stop_writes_trigger, 1 to {MAX_L0_TRIGGER} (default the engine's, 36)")
     p.add_argument("--device", choices=DEVICE_CHOICES, default="nvme",
                    help="device model timing the background jobs (default nvme)")
-    p.add_argument("--seed", type=int, default=0, help="random seed of the rows (default 0)")
-    p.add_argument("--every", type=count_arg, default=1, metavar="N", help="print every N-th job (default 1)")
-    p.add_argument("--limit", type=count_arg, metavar="N", help="print at most N jobs")
+    p.add_argument("--seed", type=int_in(0, MAX_SEED), default=0,
+                   help=f"random seed of the rows, 0 to {MAX_SEED} (default 0)")
+    p.add_argument("--every", type=count_in(1, MAX_ROWS), default=1, metavar="N",
+                   help="print every N-th job (default 1)")
+    p.add_argument("--limit", type=count_in(1, MAX_ROWS), metavar="N", help="print at most N jobs")
     p.add_argument("--csv", metavar="FILE", help="also write the shape after each job to FILE (one row per level)")
     p.set_defaults(func=run)
 
@@ -51,8 +56,6 @@ def run(args: argparse.Namespace) -> int:
     if args.stop_trigger is not None:
         options["level0_stop_writes_trigger"] = args.stop_trigger
     try:
-        if args.every < 1 or (args.limit is not None and args.limit < 1):
-            raise ValueError("--every and --limit must be >= 1")
         log = watch(args.rows, compaction=args.compaction, seed=args.seed, device=args.device, **options)
     except ValueError as e:
         print(f"minidb lsm-shape: error: {e}", file=sys.stderr)

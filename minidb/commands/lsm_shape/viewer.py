@@ -158,13 +158,14 @@ def chart(log: ShapeLog, title: str | None = None):
 
     levels = log.levels()
     levels["MiB"] = levels["bytes"] / 2**20
+    event = alt.X("event:Q", title="flush or compaction #", axis=alt.Axis(tickMinStep=1, format="d"))  # whole jobs
     shape = alt.Chart(levels).mark_area().encode(
-        x=alt.X("event:Q", title="flush or compaction #"), y=alt.Y("MiB:Q", stack=True, title="MiB in level"),
+        x=event, y=alt.Y("MiB:Q", stack=True, title="MiB in level"),
         color=alt.Color("level:N", sort=[f"L{i}" for i in range(log.num_levels)]),
         tooltip=["event", "level", "files", "MiB"],
     ).properties(title=title or "Bytes per level after each flush and compaction", height=200)
     amp = alt.Chart(log.events()).mark_line().encode(
-        x=alt.X("event:Q", title="flush or compaction #"), y=alt.Y("write_amp:Q", title="write-amp so far"),
+        x=event, y=alt.Y("write_amp:Q", title="write-amp so far"),
         tooltip=["event", "kind", "reason", "write_amp"],
     ).properties(height=120)
     return alt.vconcat(shape, amp)
