@@ -6,7 +6,7 @@ each run opens the engine on ``image.device()``, a new ``SimDevice`` holding its
 
     image = DeviceImage.of(device)            # after engine.close(): every byte synced
     device = image.device()                   # a fresh device, its IOStats at zero
-    engine = open_lsm(device, block_cache_bytes=...)
+    engine = open_engine("lsm", device, sizes, clock=...)   # the registry (minidb.engines), this point's sizes
 
 Copying is not IO: neither taking the image nor making a device from it passes an IO point or counts in
 ``IOStats``, as restoring a server's volume from a snapshot is not the database's work. What a run counts starts at
