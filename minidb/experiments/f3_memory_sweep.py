@@ -139,6 +139,10 @@ def _relative(frame: pd.DataFrame) -> pd.DataFrame:
 # The post's B+tree read 0.13% as much at 100 GB as at 5 GB: a share this small has no useful ratio, so ours counts
 # as the same size when it is within one percentage point of it (the magnitude table, minidb.experiments.claims).
 READS_LEFT_TOLERANCE = 0.01
+# Why our B+tree's reads with the most memory can stay above that share (shown outside 2x where they do).
+COLD_CACHE_READS = ("each point starts from the loaded database with a cold cache and no warm-up (the post charted "
+                    "the last 1,600 s of each hour's run, to leave out warm-up), so with the most memory the B+tree's reads are the first read "
+                    "of every page the run touches, counted in the measured transactions")
 
 # Why the LSM's throughput may not be flat in our runs (the reason its claim shows where it does not hold).
 LSM_NOT_CPU_BOUND = ("the post's MyRocks was limited by its CPU (56% user time at 5 GB, 61% at 100 GB), so reads "
@@ -205,7 +209,7 @@ def claims(results: pd.DataFrame) -> list[Claim]:
     return [
         Claim.check("The B+tree's reads per transaction fall 10x or more across the sweep: KB read, most / least "
                     "memory", published=fall(pub, "InnoDB"), ours=fall(results, "btree"), band=at_most(0.1),
-                    tolerance=READS_LEFT_TOLERANCE),
+                    tolerance=READS_LEFT_TOLERANCE, reason=COLD_CACHE_READS),
         Claim.check("The B+tree's throughput rises 4x or more across the sweep: TPS, most / least memory",
                     published=_ratio(ends(pub, "InnoDB", "tps")), ours=_ratio(ends(results, "btree", "tps")),
                     band=at_least(4), reason=BTREE_RISE_CAPPED),
