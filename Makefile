@@ -35,11 +35,12 @@ test: build
 
 # The chapters' sweeps run where $$MINIDB_EXECUTOR says: this machine's cores by default, or a Dask scheduler's
 # address (MINIDB_EXECUTOR=tcp://host:8786 make book SCALE=large; see the README).
-# The chapters run first, JOBS at a time (default: one per core), each printing its wall and CPU time; the build
-# then takes their outputs from the cache they were stored in. The chapters' experiments share one sweep cache, so
+# The chapters run first, JOBS at a time (default: one per core), each printing its wall and CPU time, which also go
+# into the benchmark history (benchmarks/results/, the entry "book"); the build then takes their outputs from the
+# cache they were stored in. The chapters' experiments share one sweep cache, so
 # the verdicts printed after the build cost seconds.
 book: build
-	MINIDB_SCALE=$(SCALE) MINIDB_CACHE=$(CURDIR)/.minidb-cache $(PY) book/_ext/execute_parallel.py book $(if $(JOBS),--jobs $(JOBS))
+	MINIDB_SCALE=$(SCALE) MINIDB_CACHE=$(CURDIR)/.minidb-cache $(PY) book/_ext/execute_parallel.py book --record benchmarks/results $(if $(JOBS),--jobs $(JOBS))
 	MINIDB_SCALE=$(SCALE) MINIDB_CACHE=$(CURDIR)/.minidb-cache $(VENV)/bin/jupyter-book build book -W -n --keep-going
 	MINIDB_CACHE=$(CURDIR)/.minidb-cache $(VENV)/bin/minidb claims --scale $(SCALE)
 	@echo "The book is at book/_build/html/index.html"

@@ -15,9 +15,11 @@ needs. Among the notebooks that may start, those that others wait for go first, 
 
 For each notebook it prints the wall time and the CPU time of its kernel and of the processes the kernel started
 (sweep workers), or that it was already cached. CPU time is what the notebook costs; wall time also depends on
-what else the machine runs.
+what else the machine runs. With ``--record FOLDER`` (``make book`` gives ``benchmarks/results``) the times of the
+notebooks it ran go into the benchmark history (``benchmarks.history``) as the ``book`` entry: per chapter and in
+all, with the scale and the jobs, so that a chapter that became slower shows in review beside the engines' ratios.
 
-    python book/_ext/execute_parallel.py book --jobs 2
+    python book/_ext/execute_parallel.py book --jobs 2 --record benchmarks/results
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ from myst_nb.core.read import is_myst_markdown_notebook, myst_nb_reader_plugin
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import offline_site  # noqa: E402  (the extension beside this file: the cache folder and the kernels' settings)
+
+sys.path.insert(1, str(Path(__file__).resolve().parents[2]))  # the repository, whose benchmarks keep the history
+from benchmarks import history  # noqa: E402
 
 
 def notebooks(book: Path) -> list[Path]:
@@ -102,11 +107,24 @@ def execute(path: Path, timeout: int):
     return nb, result.exc_string if result.err else None, time.perf_counter() - wall, _cpu_seconds() - cpu
 
 
+def book_times(chapters: dict[str, dict], wall: float, jobs: int, failed: list[str]) -> dict:
+    """The ``book`` entry of the benchmark history: the scale, the jobs, the wall seconds of the whole run, the CPU
+    seconds of its notebooks, and each notebook's wall and CPU seconds (``chapters``); notebooks that failed are
+    named and not timed."""
+    from minidb import scales
+
+    return {"scale": scales.current(), "jobs": jobs, "wall_seconds": round(wall, 1),
+            "cpu_seconds": round(sum(c["cpu_seconds"] for c in chapters.values()), 1), "chapters": chapters,
+            "failed": failed}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("book", type=Path, help="the book's folder (with _config.yml and _toc.yml)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="notebooks run at once (default: "
                         "one per core)")
+    parser.add_argument("--record", type=Path, metavar="FOLDER", help="write the notebooks' times to the benchmark "
+                        "history in FOLDER (make book: benchmarks/results)")
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"--jobs must be >= 1, got {args.jobs}")
@@ -123,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {path.relative_to(book)}: cached", flush=True)
         except KeyError:
             todo.append(path)
-    start, failed = time.perf_counter(), []
+    rev = history.commit()  # the code measured: read before a run that may outlast the next commit
+    start, failed, times = time.perf_counter(), [], {}
     waiting = run_order(todo, after)
     with ProcessPoolExecutor(max_workers=min(args.jobs, len(todo) or 1)) as pool:
         running = {}
@@ -145,9 +164,15 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 cache.cache_notebook_bundle(CacheBundleIn(nb, str(path), data={"execution_seconds": wall}),
                                             check_validity=False, overwrite=True)
+                times[str(name)] = {"wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1)}
                 print(f"  {name}: {wall:6.1f} s wall, {cpu:6.1f} s CPU", flush=True)
+    wall = time.perf_counter() - start
     print(f"executed {len(todo) - len(failed)} of {len(todo)} notebooks ({len(notebooks(book)) - len(todo)} "
-          f"cached) in {time.perf_counter() - start:.0f} s with {args.jobs} at a time", flush=True)
+          f"cached) in {wall:.0f} s with {args.jobs} at a time", flush=True)
+    if args.record is not None and times:
+        path = history.record({"book": book_times(times, wall, args.jobs, [str(f) for f in failed])},
+                              ["--jobs", str(args.jobs)], folder=args.record, rev=rev)
+        print(f"times recorded in {path}", flush=True)
     return 1 if failed else 0
 
 

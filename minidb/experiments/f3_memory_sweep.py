@@ -23,18 +23,26 @@ quarter of the ``nvme`` model's.
 **The server.** Every transaction pays the calibrated server's CPU per statement and per row (``minidb.sim.server``,
 fitted to this post's CPU use at its largest memory: ``minidb.experiments.calibration``) on 56 cores, with 56
 clients (``CLIENTS``) and the post's binlog (``BINLOG``).
+
+**One load per engine.** As the post's sweep ran on one loaded database, each engine's database is loaded once
+(``load_point``) and every memory measures a copy of it (``minidb.workloads.loaded``), reopened with its own cache:
+the run starts from a closed database with a cold cache, without the post's warm-up.
 """
 
 from __future__ import annotations
+
+import functools
 
 import pandas as pd
 
 from .. import data, engines
 from .. import scales
-from ..workloads import DataSetup, RunSetup, tpcc
-from ..workloads.tpcc import estimated_db_bytes
+from ..workloads import DataSetup, RunSetup
+from ..workloads.loaded import LoadedData
+from ..workloads.tpcc import estimated_db_bytes, load_tpcc, tpcc_from, tpcc_load_key
 from .calibration import calibrated_server
 from .claims import SCALES, Claim, at_least, at_most, between, within
+from .images import Load
 from .runner import sweep
 
 MEMORY_GB = (5, 10, 20, 40, 60, 80, 100)  # points of the seed's sweep (its table has 5, 10, 20, ..., 100)
@@ -62,14 +70,26 @@ def cache_bytes(memory_gb: float, warehouses: int, scale: str | None = None, see
     return max(scales.SMALLEST_POOL_BYTES, int(memory_gb * per_gb))
 
 
-def run_point(engine: str, memory_gb: float, warehouses: int, transactions: int, scale: str, seed: int = 0) -> dict:
-    """One TPC-C run with the cache standing for ``memory_gb``: TPS, what limits it, and IO per transaction
-    and per second."""
+def data_setup(engine: str, scale: str, seed: int = 0) -> DataSetup:
+    """What shapes the database of ``engine``'s runs: the same at every memory of the sweep."""
     options = engines.get(engine).supported(compression=LSM_COMPRESSION)  # ValueError if unknown
-    data = DataSetup(engine, scale=scale, seed=seed, reference=scales.TPCC_MEMORY_SWEEP, engine_options=options)
-    setup = RunSetup(data, cache_bytes=cache_bytes(memory_gb, warehouses, scale, seed), device=DEVICE,
+    return DataSetup(engine, scale=scale, seed=seed, reference=scales.TPCC_MEMORY_SWEEP, engine_options=options)
+
+
+def load_point(engine: str, warehouses: int, scale: str, seed: int = 0, **_) -> Load:
+    """The load a point measures: ``engine``'s ``warehouses`` warehouses, whatever the memory."""
+    data = data_setup(engine, scale, seed)
+    return Load(tpcc_load_key(data, warehouses), functools.partial(load_tpcc, data, warehouses))
+
+
+def run_point(engine: str, memory_gb: float, warehouses: int, transactions: int, scale: str, seed: int = 0,
+              loaded: LoadedData | None = None) -> dict:
+    """One TPC-C run with the cache standing for ``memory_gb``: TPS, what limits it, and IO per transaction
+    and per second; on a copy of ``loaded`` (``load_point``'s load, made here if not given)."""
+    loaded = loaded if loaded is not None else load_point(engine, warehouses, scale, seed).make()
+    setup = RunSetup(loaded.data, cache_bytes=cache_bytes(memory_gb, warehouses, scale, seed), device=DEVICE,
                      clients=CLIENTS, cores=SERVER_THREADS, server_model=calibrated_server(**BINLOG))
-    result = tpcc(setup, warehouses, transactions)
+    result = tpcc_from(loaded, setup, transactions)
     s = result.summary
     return {
         "tps": s["ops_per_sec"],
@@ -97,7 +117,7 @@ def run(scale: str | None = None, *, warehouses: int | None = None, transactions
     points = [dict(engine=e, memory_gb=m, warehouses=warehouses, transactions=transactions, scale=scale, seed=seed)
               for e in ENGINES for m in memory_gb]
     frame = sweep(run_point, points, name="f3-memory-sweep", executor=executor, cache_dir=cache_dir,
-                  progress=progress)
+                  progress=progress, load=load_point)
     return _relative(frame)[list(COLUMNS)]
 
 
@@ -119,6 +139,10 @@ def _relative(frame: pd.DataFrame) -> pd.DataFrame:
 # The post's B+tree read 0.13% as much at 100 GB as at 5 GB: a share this small has no useful ratio, so ours counts
 # as the same size when it is within one percentage point of it (the magnitude table, minidb.experiments.claims).
 READS_LEFT_TOLERANCE = 0.01
+# Why our B+tree's reads with the most memory can stay above that share (shown outside 2x where they do).
+COLD_CACHE_READS = ("each point starts from the loaded database with a cold cache and no warm-up (the post charted "
+                    "the last 1,600 s of each hour's run, to leave out warm-up), so with the most memory the B+tree's reads are the first read "
+                    "of every page the run touches, counted in the measured transactions")
 
 # Why the LSM's throughput may not be flat in our runs (the reason its claim shows where it does not hold).
 LSM_NOT_CPU_BOUND = ("the post's MyRocks was limited by its CPU (56% user time at 5 GB, 61% at 100 GB), so reads "
@@ -185,7 +209,7 @@ def claims(results: pd.DataFrame) -> list[Claim]:
     return [
         Claim.check("The B+tree's reads per transaction fall 10x or more across the sweep: KB read, most / least "
                     "memory", published=fall(pub, "InnoDB"), ours=fall(results, "btree"), band=at_most(0.1),
-                    tolerance=READS_LEFT_TOLERANCE),
+                    tolerance=READS_LEFT_TOLERANCE, reason=COLD_CACHE_READS),
         Claim.check("The B+tree's throughput rises 4x or more across the sweep: TPS, most / least memory",
                     published=_ratio(ends(pub, "InnoDB", "tps")), ours=_ratio(ends(results, "btree", "tps")),
                     band=at_least(4), reason=BTREE_RISE_CAPPED),

@@ -15,19 +15,27 @@ volume's bandwidth cap (io1 500 MB/s, gp2 160 MB/s, from a reader's comment on t
 in units of up to 256 KiB. The yearly cost of a run is the post's instance price plus the volume's (both from the post's table), and
 ``usd_per_year_per_ktps`` divides it by the thousands of transactions per second. Our rates are a model, so the
 chart compares throughput as a share of the B+tree's on the largest io1 volume, the post's as a share of InnoDB's.
+
+**One load per engine.** Each engine's database is loaded once (``load_point``) and every volume measures a copy
+of it (``minidb.workloads.loaded``), reopened on that volume's model: the run starts from a closed database with a
+cold cache, without the post's warm-up.
 """
 
 from __future__ import annotations
+
+import functools
 
 import pandas as pd
 
 from .. import data, engines
 from .. import scales
 from ..storage.models import gp2, io1
-from ..workloads import DataSetup, RunSetup, tpcc
-from ..workloads.tpcc import estimated_db_bytes
+from ..workloads import DataSetup, RunSetup
+from ..workloads.loaded import LoadedData
+from ..workloads.tpcc import estimated_db_bytes, load_tpcc, tpcc_from, tpcc_load_key
 from .calibration import calibrated_server
 from .claims import Claim, at_most, between, within
+from .images import Load
 from .runner import sweep
 
 ENGINES = engines.NAMES
@@ -73,16 +81,27 @@ def instance_usd_per_year() -> float:
     return float(table.total_usd_per_year[INSTANCE])
 
 
-def run_point(engine: str, volume_type: str, iops: int, warehouses: int, transactions: int, scale: str,
-              seed: int = 0) -> dict:
-    """One TPC-C run on one volume: TPS, what limits it, IO per transaction, MB/s, and the yearly cost."""
-    model = volume(volume_type, iops)
+def data_setup(engine: str, scale: str, seed: int = 0) -> DataSetup:
+    """What shapes the database of ``engine``'s runs: the same on every volume."""
     # seed 003: MyRocks with LZ4 on all levels; ValueError naming the engines if unknown
-    options = engines.get(engine).supported(compression="lz4")
-    setup = RunSetup(DataSetup(engine, scale=scale, seed=seed, engine_options=options),
-                     cache_bytes=cache_bytes(warehouses, scale, seed), device=model, clients=CLIENTS,
+    return DataSetup(engine, scale=scale, seed=seed, engine_options=engines.get(engine).supported(compression="lz4"))
+
+
+def load_point(engine: str, warehouses: int, scale: str, seed: int = 0, **_) -> Load:
+    """The load a point measures: ``engine``'s ``warehouses`` warehouses, whatever the volume."""
+    data = data_setup(engine, scale, seed)
+    return Load(tpcc_load_key(data, warehouses), functools.partial(load_tpcc, data, warehouses))
+
+
+def run_point(engine: str, volume_type: str, iops: int, warehouses: int, transactions: int, scale: str,
+              seed: int = 0, loaded: LoadedData | None = None) -> dict:
+    """One TPC-C run on one volume: TPS, what limits it, IO per transaction, MB/s, and the yearly cost; on a
+    copy of ``loaded`` (``load_point``'s load, made here if not given)."""
+    model = volume(volume_type, iops)
+    loaded = loaded if loaded is not None else load_point(engine, warehouses, scale, seed).make()
+    setup = RunSetup(loaded.data, cache_bytes=cache_bytes(warehouses, scale, seed), device=model, clients=CLIENTS,
                      cores=SERVER_THREADS, server_model=calibrated_server())
-    s = tpcc(setup, warehouses, transactions).summary
+    s = tpcc_from(loaded, setup, transactions).summary
     return {
         "tps": s["ops_per_sec"],
         "bottleneck": s["bottleneck"],
@@ -106,7 +125,7 @@ def run(scale: str | None = None, *, warehouses: int | None = None, transactions
     points = [dict(engine=e, volume_type=v, iops=i, warehouses=warehouses, transactions=transactions, scale=scale,
                    seed=seed) for e in ENGINES for v, i in volumes]
     frame = sweep(run_point, points, name="f4-cloud-iops", executor=executor, cache_dir=cache_dir,
-                  progress=progress)
+                  progress=progress, load=load_point)
     return _derived(frame, "btree")[list(COLUMNS)]
 
 

@@ -20,6 +20,10 @@ prepends the point's parameters as columns and concatenates the points in grid o
   ``executor=client.get_executor()``; pass ``executor=False`` to run in this process (for debugging).
   Results are the same either way: every point is seeded and deterministic.
 * **Progress**: a tqdm bar over the points (``progress=False`` hides it).
+* **Loads**: points that measure one loaded database at different cache sizes, devices or clients name it with
+  ``load=`` (a function of a point's parameters giving an ``images.Load``). Each load the uncached points need is
+  made once, in parallel, and kept as an image in the cache (``images``); each point then runs on its own copy,
+  and a later sweep needing the same load, in this chapter or another, reads the image instead of loading again.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import hashlib
 import itertools
 import json
 import os
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
@@ -37,7 +41,8 @@ import pandas as pd
 from tqdm import tqdm  # the plain bar: tqdm.auto warns in notebooks without ipywidgets
 
 from .. import __version__
-from . import executors
+from . import executors, images
+from .fingerprint import source_fingerprint
 
 
 def grid_points(grid: dict[str, list] | list[dict]) -> list[dict[str, Any]]:
@@ -51,18 +56,6 @@ def grid_points(grid: dict[str, list] | list[dict]) -> list[dict[str, Any]]:
     if isinstance(grid, list) and all(isinstance(p, dict) for p in grid):
         return [dict(p) for p in grid]
     raise ValueError(f"a sweep grid is a dict of value lists or a list of dicts, got {type(grid).__name__}")
-
-
-@functools.cache
-def source_fingerprint() -> str:
-    """A hash of every .py, .pyx and .pxd file of the minidb package: results depend on the code, not only on the
-    version number."""
-    root = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256()
-    for path in sorted(p for ext in ("*.py", "*.pyx", "*.pxd") for p in root.rglob(ext)):
-        digest.update(str(path.relative_to(root)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
 
 
 def point_key(name: str, func: Callable, params: dict[str, Any]) -> str:
@@ -106,8 +99,14 @@ def sweep(
     cache_dir: str | os.PathLike | bool | None = None,
     executor: Executor | bool | None = None,
     progress: bool = True,
+    load: Callable[..., images.Load] | None = None,
 ) -> pd.DataFrame:
-    """Run ``func(**point)`` at every point of ``grid``; return the results as one DataFrame, in grid order."""
+    """Run ``func(**point)`` at every point of ``grid``; return the results as one DataFrame, in grid order.
+
+    With ``load``, the points measure loaded databases: ``load(**point)`` names the load a point measures
+    (``images.Load``), each load the points not yet cached need is made once (in parallel, stored as an image in the
+    cache) and the point runs as ``func(**point, loaded=...)`` on its own copy.
+    """
     points = grid_points(grid)
     name = name or func.__name__
     root = _cache_root(cache_dir)
@@ -134,23 +133,53 @@ def sweep(
     bar = tqdm(total=len(points), initial=len(points) - len(todo), desc=name, disable=not progress, leave=False)
     if executor is None and len(todo) > 1:
         executor = executors.from_env()
-    if executor is False or len(todo) <= 1:
-        for i, params, path in todo:
-            store(i, params, path, func(**params))
-            bar.update()
-    else:
-        own = executor is None or executor is True
-        pool = ProcessPoolExecutor(max_workers=min(len(todo), os.cpu_count() or 1)) if own else executor
-        try:
-            futures = {pool.submit(func, **params): (i, params, path) for i, params, path in todo}
+    serial = executor is False or len(todo) <= 1
+    own = not serial and (executor is None or executor is True)
+    pool = ProcessPoolExecutor(max_workers=min(len(todo), os.cpu_count() or 1)) if own else executor
+    try:
+        calls = _calls(func, [params for _, params, _ in todo], load, root, None if serial else pool)
+        if serial:
+            for (i, params, path), call in zip(todo, calls):
+                store(i, params, path, call())
+                bar.update()
+        else:
+            futures = {pool.submit(call): job for job, call in zip(todo, calls)}
             for future in _as_completed(futures):
                 store(*futures[future], future.result())
                 bar.update()
-        finally:
-            if own:
-                pool.shutdown()
+    finally:
+        if own:
+            pool.shutdown()
     bar.close()
     return pd.concat(results, ignore_index=True)
+
+
+def _calls(func: Callable, todo: list[dict], load: Callable | None, root: Path | None,
+           pool: Executor | None) -> list[Callable]:
+    """One call per point of ``todo``: ``func(**point)``, or, with ``load``, ``func(**point, loaded=...)`` once the
+    loads the points need are made (on ``pool``, or here if None; see ``sweep``)."""
+    if load is None:
+        return [functools.partial(func, **params) for params in todo]
+    loads = [load(**params) for params in todo]
+    needed = {ld.key: ld for ld in loads}
+    if root is None:  # no cache to keep images in: load here, once, and hand the points the database itself
+        made = {key: ld.make() for key, ld in needed.items()}
+        return [functools.partial(func, **params, loaded=made[ld.key]) for params, ld in zip(todo, loads)]
+    missing = [ld for key, ld in needed.items() if not images.usable(images.path(root, key), key)]
+    # Images are made where the cache is: by this machine's workers, or here when the points run elsewhere (Dask).
+    if not isinstance(pool, (ProcessPoolExecutor, ThreadPoolExecutor)) or len(missing) <= 1:
+        for ld in missing:
+            images.make(ld, root)
+    else:
+        for future in _as_completed([pool.submit(images.make, ld, root) for ld in missing]):
+            future.result()
+    return [functools.partial(_on_image, func, params, ld, root) for params, ld in zip(todo, loads)]
+
+
+def _on_image(func: Callable, params: dict, load: images.Load, root: Path):
+    """``func(**params, loaded=...)`` on ``load``'s image at ``root`` (loaded again if it is missing or unusable
+    there, e.g. on a worker that does not share this machine's disk)."""
+    return func(**params, loaded=images.get(load, root))
 
 
 def _as_completed(futures):

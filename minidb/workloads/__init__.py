@@ -12,6 +12,9 @@ the same summary.
 * ``linkbench``: Linkbench-lite, links and nodes of a social graph (seed 002).
 
 Each module's docstring says how it maps to the original benchmark and what it leaves out.
+
+A sweep that measures one database many times loads it once instead (``loaded``: ``tpcc.load_tpcc`` freezes the
+load, ``tpcc.tpcc_from`` measures a copy of it).
 """
 
 from .driver import Driver, WorkloadResult

@@ -91,6 +91,7 @@ class Driver:
         if not setup.interval > 0:
             raise ValueError(f"interval must be > 0 seconds, got {setup.interval}")
         data = setup.data
+        self.setup_data = data  # what shaped the database (minidb.workloads.loaded keeps it with a frozen load)
         self.seed = data.seed  # the run's seed, reported in the summary
         self.model = device_model(setup.device)  # turns counted IO into time
         self.storage = setup.storage if setup.storage is not None else SimDevice()  # holds the engine's files
@@ -102,6 +103,7 @@ class Driver:
         self.engine = open_engine(data.engine, self.storage, sizes, clock=self.clock, **data.engine_options)
         self.commits = CommitStats()  # what every transaction of the run wrote
         self.tables: list[Table] = []  # tables created through table()
+        self.rows_before = 0  # rows the tables held when this driver opened them (a reopened load's)
         self.interval = setup.interval  # seconds per row of the interval series
         self._engine_units = [u for u in self.cost.units if u not in TABLE_WORK]  # work the engine counts
         # the SQL layer's and the binlog's costs: the setup's, else the workload's (``server``), else none at all
@@ -174,7 +176,7 @@ class Driver:
 
     def rows(self) -> int:
         """Rows in the run's tables now."""
-        return sum(t.counts.rows_inserted - t.counts.rows_deleted for t in self.tables)
+        return self.rows_before + sum(t.counts.rows_inserted - t.counts.rows_deleted for t in self.tables)
 
     def start_measuring(self) -> None:
         """Begin the measured phase: what came before (the load) is left out of the result."""

@@ -25,12 +25,14 @@ from .. import scales
 from ..sim.server import ServerModel
 from ..table import RowLayout
 from .driver import Driver, WorkloadResult
-from .setup import RunSetup
+from .loaded import LoadedData, freeze, load_driver, load_key, reopen
+from .setup import DataSetup, RunSetup
 from .tpcc_load import START_TIME, Loader, sample_rows
 from .tpcc_schema import DISTRICTS, SCHEMAS, Population, last_name
 from .tpcc_transactions import Transactions, kinds
 
-__all__ = ["tpcc", "load", "estimated_db_bytes", "SCHEMAS", "last_name", "Population"]
+__all__ = ["tpcc", "load_tpcc", "tpcc_from", "tpcc_load_key", "load", "estimated_db_bytes", "SCHEMAS", "last_name",
+           "Population"]
 
 TRANSACTIONS_PER_STEP = 20  # transactions timed together as one simulation step
 CORES = 28  # seed 001's server: "2 sockets / 28 cores / 56 threads"
@@ -46,16 +48,62 @@ def tpcc(setup: RunSetup, warehouses: int | None = None, transactions: int | Non
     sizes scale from the setup's reference, by default the scale's (``minidb.scales.TPCC``); the cores default to
     seed 001's server (``CORES``). ``setup`` as ``insert_benchmark``'s.
     """
-    seed = setup.data.seed
-    size = scales.tpcc(setup.data.scale)
-    warehouses = size.warehouses if warehouses is None else int(warehouses)
-    transactions = size.transactions if transactions is None else int(transactions)
+    transactions = _transactions(setup.data.scale, transactions)
+    pop, rng = _population(setup.data, warehouses)
+    drv = Driver.sized(setup, _db_bytes(pop), scales.tpcc(setup.data.scale).reference, setup.host(CORES), SERVER)
+    tables = _populate(drv, pop, rng)
+    return _measure(drv, tables, pop, rng, transactions)
+
+
+def load_tpcc(data: DataSetup, warehouses: int | None = None) -> LoadedData:
+    """Load ``warehouses`` warehouses (default: the scale's) as ``tpcc`` does, once, for ``tpcc_from`` to measure
+    many times (``minidb.workloads.loaded``)."""
+    pop, rng = _population(data, warehouses)
+    reference = scales.tpcc(data.scale).reference
+    drv = load_driver(data, _db_bytes(pop), reference, RunSetup(data).host(CORES))
+    _populate(drv, pop, rng)
+    return freeze(drv, "tpcc", {"warehouses": pop.warehouses}, _db_bytes(pop), reference, (pop, rng))
+
+
+def tpcc_load_key(data: DataSetup, warehouses: int | None = None) -> str:
+    """The ``load_key`` of ``load_tpcc(data, warehouses)``, without loading."""
+    pop, _ = _population(data, warehouses)
+    return load_key("tpcc", data, {"warehouses": pop.warehouses}, _db_bytes(pop), data.reference
+                    or scales.tpcc(data.scale).reference)
+
+
+def tpcc_from(loaded: LoadedData, setup: RunSetup, transactions: int | None = None) -> WorkloadResult:
+    """Run ``transactions`` transactions of sysbench-tpcc's mix (default: the scale's) on a copy of ``loaded``,
+    reopened with ``setup``'s cache, device model, clients and server; the same transactions ``tpcc`` would run
+    after the same load."""
+    if loaded.workload != "tpcc":
+        raise ValueError(f"tpcc_from needs a TPC-C load, got a {loaded.workload!r} one")
+    pop, rng = loaded.run_state()
+    drv = reopen(loaded, setup, setup.host(CORES), SERVER)
+    tables = {name: drv.table(s) for name, s in SCHEMAS.items()}
+    return _measure(drv, tables, pop, rng, _transactions(loaded.data.scale, transactions))
+
+
+def _population(data: DataSetup, warehouses: int | None) -> tuple[Population, np.random.Generator]:
+    """The population of ``warehouses`` warehouses (default: the scale's) and the run's random generator."""
+    size = scales.tpcc(data.scale)
+    rng = np.random.default_rng(data.seed)
+    pop = Population(size.warehouses if warehouses is None else int(warehouses), size.items,
+                     size.customers_per_district, rng)
+    return pop, rng
+
+
+def _transactions(scale: str | None, transactions: int | None) -> int:
+    """``transactions``, or the scale's; ValueError below 1."""
+    transactions = scales.tpcc(scale).transactions if transactions is None else int(transactions)
     if transactions < 1:
         raise ValueError(f"tpcc needs transactions >= 1, got {transactions}")
-    rng = np.random.default_rng(seed)
-    pop = Population(warehouses, size.items, size.customers_per_district, rng)
-    drv = Driver.sized(setup, _db_bytes(pop), size.reference, setup.host(CORES), SERVER)
-    tables = _populate(drv, pop, rng)
+    return transactions
+
+
+def _measure(drv: Driver, tables: dict, pop: Population, rng: np.random.Generator,
+             transactions: int) -> WorkloadResult:
+    """Run and measure ``transactions`` transactions on the loaded ``tables``."""
     txns = Transactions(drv, tables, pop, rng, now=START_TIME + 1)
     todo = kinds(rng, transactions)
     drv.start_measuring()
@@ -65,7 +113,7 @@ def tpcc(setup: RunSetup, warehouses: int | None = None, transactions: int | Non
             for kind in todo[start:start + TRANSACTIONS_PER_STEP]:
                 sent.append(txns.run(kind))
     return drv.result("tpcc", ops=transactions,
-                      params=dict(warehouses=warehouses, transactions=transactions, items=pop.items,
+                      params=dict(warehouses=pop.warehouses, transactions=transactions, items=pop.items,
                                   customers_per_district=pop.customers),
                       rates={"new_orders": txns.new_orders},
                       extra={"rollbacks": txns.rollbacks, "by_type": dict(txns.done)})

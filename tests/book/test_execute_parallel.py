@@ -65,6 +65,30 @@ def test_a_page_runs_once_into_the_builds_cache_and_prints_its_times(tool, tmp_p
     assert "page.md: cached" in capsys.readouterr().out
 
 
+def test_the_times_of_the_pages_it_ran_go_into_the_benchmark_history(tool, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("MINIDB_SCALE", "tiny")
+    book = _book(tmp_path, {"first": _page("1"), "second": _page("sum(range(10**6))")})
+    results = tmp_path / "results"
+    assert tool.main([str(book), "--jobs", "1", "--record", str(results)]) == 0
+    (recorded,) = tool.history.load(results)
+    entry = recorded["benchmarks"]["book"]
+    assert entry["scale"] == "tiny" and entry["jobs"] == 1 and entry["failed"] == []
+    assert set(entry["chapters"]) == {"first.md", "second.md"}
+    for chapter in entry["chapters"].values():
+        assert chapter["wall_seconds"] > 0 and chapter["cpu_seconds"] >= 0
+    assert entry["cpu_seconds"] == pytest.approx(sum(c["cpu_seconds"] for c in entry["chapters"].values()), abs=0.2)
+    assert "times recorded in" in capsys.readouterr().out
+    assert tool.main([str(book), "--jobs", "1", "--record", str(results)]) == 0  # all cached: nothing ran
+    assert len(tool.history.load(results)) == 1
+
+
+def test_without_record_no_history_is_written(tool, tmp_path, monkeypatch):
+    monkeypatch.setenv("MINIDB_SCALE", "tiny")
+    before = sorted(tool.history.RESULTS.iterdir())
+    assert tool.main([str(_book(tmp_path, {"only": _page("1")})), "--jobs", "1"]) == 0
+    assert sorted(tool.history.RESULTS.iterdir()) == before
+
+
 def test_jobs_must_be_positive(tool, capsys):
     with pytest.raises(SystemExit):
         tool.main([str(BOOK), "--jobs", "0"])
