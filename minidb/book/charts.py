@@ -132,8 +132,10 @@ def theme() -> dict:
             # labels that would touch are dropped, not drawn into each other ("8001,000")
             "axis": {"labelFontSize": 11, "titleFontSize": 12, "gridColor": "#e6e6e6", "domainColor": "#888",
                      "labelOverlap": "greedy", "labelSeparation": 6, "labelLimit": 170},
-            # an x title ends where its axis ends: under a narrow plot it reaches left, not off the chart
-            "axisX": {"titleAnchor": "end"},
+            # an x title ends where its axis ends: under a narrow plot it reaches left, not off the chart; and the
+            # end labels of a continuous x axis sit inside its ends (a "100,000" centred on a phone's right edge
+            # was cut off)
+            "axisX": {"titleAnchor": "end", "labelFlush": True},
             # a legend under the chart, one entry to a line: never wider than a phone
             "legend": {"labelFontSize": 11, "titleFontSize": 12, "orient": "bottom", "direction": "vertical",
                        "labelLimit": 220, "symbolLimit": 40},
