@@ -133,8 +133,8 @@ def theme() -> dict:
             "axis": {"labelFontSize": 11, "titleFontSize": 12, "gridColor": "#e6e6e6", "domainColor": "#888",
                      "labelOverlap": "greedy", "labelSeparation": 6, "labelLimit": 170},
             # an x title ends where its axis ends: under a narrow plot it reaches left, not off the chart; and the
-            # end labels of a continuous x axis sit inside its ends (a "100,000" centred on a phone's right edge
-            # was cut off)
+            # end labels of a continuous x axis sit inside its ends, not centred past them (labels inside a narrow
+            # axis can still overflow: a chart that has them shortens them, as chapter 12's rates do)
             "axisX": {"titleAnchor": "end", "labelFlush": True},
             # a legend under the chart, one entry to a line: never wider than a phone
             "legend": {"labelFontSize": 11, "titleFontSize": 12, "orient": "bottom", "direction": "vertical",

@@ -141,8 +141,9 @@ def _relative(frame: pd.DataFrame) -> pd.DataFrame:
 READS_LEFT_TOLERANCE = 0.01
 # Why our B+tree's reads with the most memory can stay above that share (shown outside 2x where they do).
 COLD_CACHE_READS = ("each point starts from the loaded database with a cold cache and no warm-up (the post charted "
-                    "the last 1,600 s of each hour's run, to leave out warm-up), so with the most memory the B+tree's reads are the first read "
-                    "of every page the run touches, counted in the measured transactions")
+                    "the last 1,600 s of each hour's run, to leave out warm-up), so with the most memory the "
+                    "B+tree's reads are the first read of every page the run touches, counted in the measured "
+                    "transactions")
 
 # Why the LSM's throughput may not be flat in our runs (the reason its claim shows where it does not hold).
 LSM_NOT_CPU_BOUND = ("the post's MyRocks was limited by its CPU (56% user time at 5 GB, 61% at 100 GB), so reads "
