@@ -366,12 +366,15 @@ class BTree(TreeCore):
         ctx = self.ctx
         mtr = ctx.current_mtr()
         lp, rp = pg.Page(left.buf), pg.Page(right.buf)
-        records = rp.records()
-        if not rp.is_leaf and records:
-            records[0] = (sep, records[0][1])  # the separator from the parent becomes a real key again
-        need = lp.used + sum(pg.RECORD_OVERHEAD + len(k) + len(v) for k, v in records)
+        # ``used`` is the records' bytes with their overheads, so the fit is known before any record is copied out
+        need = lp.used + rp.used
+        if not rp.is_leaf and rp.nrecs:
+            need += len(sep) - len(rp.key(0))  # the separator from the parent becomes a real key again
         if need > self.fill_limit:
             return False
+        records = rp.records()
+        if not rp.is_leaf and records:
+            records[0] = (sep, records[0][1])
         nxt = rp.next
         if left.zip is not None:
             # A compressed page is rebuilt whole, from the very bytes the trial compressed, so the trial's answer
