@@ -121,11 +121,10 @@ BTREE_RATE = ("the calibrated CPU per row is the SQL layer's and the handler's a
               "for page writes that InnoDB's far larger log would have left to the background (chapter 3 gives the "
               "share)")
 LSM_TOO_FAST = (
-    "the model charges both engines the same SQL layer and binlog; what it charges MyRocks alone is its flushes and "
-    "compactions (at RocksDB's measured CPU per entry) and its write path one writer at a time, priced at our "
-    "engine's measured work, which is short (chapter 2b gives it per insert): our memtable is a B+tree of wide "
-    "nodes that inserts with few cache misses where RocksDB's skiplist takes many, and the post's MyRocks also paid "
-    "its binlog processing ('binlog processing is the bottleneck', seed 000)")
+    "what holds an LSM back in memory is its flushes and compactions falling behind the inserts (at RocksDB's "
+    "measured CPU per entry), as the post's MyRocks was held ('limited by compaction stalls', seed 000), and a run "
+    "this short ends before our LSM's lower levels fill and its compactions stall it; the post's MyRocks also paid "
+    "its binlog processing ('binlog processing is the bottleneck'), which the model charges both engines alike")
 PER_CLIENT = (
     "with one or two clients each engine's rate is about one over its time per insert, and the server's CPU, which "
     "the model charges both engines alike, is most of that time (chapter 2b)")

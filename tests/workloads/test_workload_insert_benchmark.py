@@ -102,9 +102,9 @@ def test_with_default_options_the_btree_inserts_in_memory_within_1_5x_of_innodb(
     assert 1 / 1.5 <= ratio <= 1.5
 
 
-@pytest.mark.xfail(strict=True, reason="our LSM's write path costs what our B+tree's does per insert (chapter 2b): "
-                   "the serial time MyRocks showed in memory, its skiplist memtable and binlog processing, is not "
-                   "in the model, so our LSM inserts about three times MyRocks's rate in memory")
+@pytest.mark.xfail(strict=True, reason="tiny's 20,000 rows end before the LSM's lower levels fill and compaction "
+                   "stalls it, as it stalled MyRocks in the post, so our LSM inserts about three times MyRocks's rate "
+                   "in memory; on small's million rows it is within 1.1x of it, stalled for most of the run")
 def test_with_default_options_the_lsm_inserts_in_memory_within_1_5x_of_myrocks(default_runs):
     ratio = default_runs["lsm"][0]["ops_per_sec"] / _published_in_memory_rate("lsm")
     assert 1 / 1.5 <= ratio <= 1.5
