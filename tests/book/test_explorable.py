@@ -337,29 +337,52 @@ def expected_grid(stem):
     raise AssertionError(stem)
 
 
-@pytest.mark.parametrize("stem, controls", [
-    ("03_insert_benchmark", {"pick_metric": "select", "pick_cache_of_rows_pct_step": "range",
-                             "pick_change_buffer": "select"}),
-    ("04_write_efficiency", {"pick_metric": "select", "pick_page_size_kb": "select", "pick_doublewrite": "select"}),
-    ("05_memory_sweep", {"pick_metric": "select", "pick_memory_gb_step": "range"}),
-    ("06_cloud_iops", {"pick_metric": "select", "pick_volume_type": "select", "pick_iops_step": "range"}),
-    ("07_disk_full", {"pick_metric": "select", "pick_free_space_pct": "range"}),
-    ("08_space", {"pick_metric": "select", "pick_page_layout": "select", "pick_lsm_compression": "select"}),
-    ("10_stalls", {"pick_compaction": "select", "pick_slowdown_trigger": "range"}),
-])
-def test_a_chapters_explorable_figure_is_interactive_in_plain_jupyter(stem, controls, monkeypatch):
+EXPLORABLE = {  # chapter: the controls of its explorable figure, by parameter name, and their kind of input
+    "03_insert_benchmark": {"pick_metric": "select", "pick_cache_of_rows_pct_step": "range",
+                            "pick_change_buffer": "select"},
+    "04_write_efficiency": {"pick_metric": "select", "pick_page_size_kb": "select", "pick_doublewrite": "select"},
+    "05_memory_sweep": {"pick_metric": "select", "pick_memory_gb_step": "range"},
+    "06_cloud_iops": {"pick_metric": "select", "pick_volume_type": "select", "pick_iops_step": "range"},
+    "07_disk_full": {"pick_metric": "select", "pick_free_space_pct": "range"},
+    "08_space": {"pick_metric": "select", "pick_page_layout": "select", "pick_lsm_compression": "select"},
+    "10_stalls": {"pick_compaction": "select", "pick_slowdown_trigger": "range"},
+}
+
+
+@pytest.fixture(scope="module")
+def explored() -> dict:
+    """{chapter: its ``explore_section`` cells, executed at tiny as a notebook opened in JupyterLab runs them}.
+
+    One kernel runs every chapter's section, each after ``%reset -f`` (a namespace as empty as a fresh kernel's, so
+    a name the section needs and does not assign still fails): starting a kernel and importing the engine and the
+    chart libraries costs seconds of CPU, once here rather than once per chapter."""
+    import nbformat
     from nbclient import NotebookClient
 
     from book_pages import BOOK
     from minidb.book import charts
 
-    path = BOOK / "chapters" / f"{stem}.md"
-    monkeypatch.setenv("MINIDB_SCALE", "tiny")
-    monkeypatch.delenv(charts.OFFLINE_ENV, raising=False)  # as a notebook opened in JupyterLab runs
-    nb = explore_section(path)
-    NotebookClient(nb, timeout=600, kernel_name=nb.metadata["kernelspec"]["name"],
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
-    bundles = [o["data"] for cell in nb.cells for o in cell.get("outputs", [])
+    sections = {stem: explore_section(BOOK / "chapters" / f"{stem}.md") for stem in EXPLORABLE}
+    (kernel,) = {nb.metadata["kernelspec"]["name"] for nb in sections.values()}
+    cells, owners = [], []
+    for stem, nb in sections.items():
+        cells += [nbformat.v4.new_code_cell("%reset -f"), *nb.cells]
+        owners += [None, *[stem] * len(nb.cells)]
+    combined = nbformat.v4.new_notebook(cells=cells, metadata=next(iter(sections.values())).metadata)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MINIDB_SCALE", "tiny")
+        patch.delenv(charts.OFFLINE_ENV, raising=False)  # as a notebook opened in JupyterLab runs
+        NotebookClient(combined, timeout=600, kernel_name=kernel,
+                       resources={"metadata": {"path": str(BOOK / "chapters")}}).execute()
+    return {stem: [cell for cell, owner in zip(combined.cells, owners) if owner == stem] for stem in sections}
+
+
+@pytest.mark.xdist_group("explorable")  # its module fixture runs once, on one worker
+@pytest.mark.parametrize("stem, controls", EXPLORABLE.items())
+def test_a_chapters_explorable_figure_is_interactive_in_plain_jupyter(stem, controls, explored):
+    from minidb.book import charts
+
+    bundles = [o["data"] for cell in explored[stem] for o in cell.get("outputs", [])
                if charts.JUPYTER_VEGALITE_MIME in o.get("data", {})]
     (bundle,) = [b for b in bundles if bound_params(b[charts.JUPYTER_VEGALITE_MIME])]
     spec = bundle[charts.JUPYTER_VEGALITE_MIME]

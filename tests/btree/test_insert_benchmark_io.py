@@ -9,6 +9,8 @@ from minidb.storage import SimDevice
 
 from .helpers import SECONDARIES, create_insert_benchmark_schema, insert_benchmark_batches
 
+pytestmark = pytest.mark.xdist_group("insert-benchmark-io")  # its module fixtures run once, on one worker
+
 ROWS = 30000  # about 6 MB of pages: a 5% pool is 19 pages of 16 KiB
 PHASES = 4
 

@@ -7,6 +7,8 @@ from minidb.experiments import f1_insert_benchmark as f1
 
 from results_csv import assert_written_whole
 
+pytestmark = pytest.mark.xdist_group("f1")  # its module fixtures run once, on one worker
+
 SECONDARIES = ("marketsegment", "registersegment", "pdc")
 
 

@@ -10,6 +10,8 @@ from minidb.experiments import f3_memory_sweep as f3
 
 from results_csv import assert_written_whole
 
+pytestmark = pytest.mark.xdist_group("f3")  # its module fixtures run once, on one worker
+
 
 @pytest.fixture(scope="module")
 def tiny():

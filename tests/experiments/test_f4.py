@@ -8,6 +8,8 @@ from minidb.experiments import f4_cloud_iops as f4
 
 from results_csv import assert_written_whole
 
+pytestmark = pytest.mark.xdist_group("f4")  # its module fixtures run once, on one worker
+
 
 @pytest.fixture(scope="module")
 def tiny():

@@ -9,6 +9,8 @@ from minidb.experiments.claims import failing
 
 from results_csv import assert_written_whole
 
+pytestmark = pytest.mark.xdist_group("f5")  # its module fixtures run once, on one worker
+
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):

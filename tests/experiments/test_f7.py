@@ -7,6 +7,8 @@ from minidb.experiments import f7_disk_full as f7
 
 from results_csv import assert_written_whole
 
+pytestmark = pytest.mark.xdist_group("f7")  # its module fixtures run once, on one worker
+
 
 @pytest.fixture(scope="module")
 def tiny():

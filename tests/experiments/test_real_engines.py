@@ -7,6 +7,8 @@ import pytest
 from minidb.experiments import real_engines as real
 from minidb.experiments.claims import failing
 
+pytestmark = pytest.mark.xdist_group("real-engines")  # its module fixtures run once, on one worker
+
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):

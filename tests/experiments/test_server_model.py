@@ -6,6 +6,8 @@ from minidb import engines
 from minidb.experiments import calibration, claims
 from minidb.experiments import server_model as sm
 
+pytestmark = pytest.mark.xdist_group("server-model")  # its module fixtures run once, on one worker
+
 
 @pytest.fixture(scope="module")
 def tiny():

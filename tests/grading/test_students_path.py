@@ -18,6 +18,8 @@ import pytest
 
 from .students_copy import JUPYTER_LOG, ROOT, make, student_env
 
+pytestmark = pytest.mark.xdist_group("students-path")  # its module fixtures run once, on one worker
+
 README = ROOT / "exercises" / "README.md"
 EXPECTED_EXIT = {"minidb check 01": 1, "pytest exercises/01_bloom": 1}  # on the stub, tests fail: exit 1
 SECTION = re.compile(r"## For students\n(.*?)\n## For instructors", flags=re.S)
