@@ -279,8 +279,9 @@ def _order(value):
 def book_run(scale: str | None = None, **kwargs) -> pd.DataFrame:
     """The run chapter 3 shows and ``minidb claims`` checks: ``run`` on the scale's rows with the change buffer on
     and off. Not fewer rows: the LSM's rate falls as its lower levels fill and compaction stalls it, as MyRocks's
-    did in the post, and a fifth of ``small``'s million ends before that (its in-memory rate 1.9x MyRocks's, and
-    the B+tree's IO-bound loss 1.75x where the post's is 4.1x; 1.07x and 2.75x on the million)."""
+    did in the post, and a fifth of ``small``'s million ends before that, so its in-memory rate stays far above
+    MyRocks's and the B+tree's IO-bound loss falls short of half (chapter 2b's validation table and chapter 3's
+    verdict show them)."""
     return run(scales.current(scale), change_buffer=(True, False), **kwargs)
 
 
