@@ -18,7 +18,7 @@ chart compares throughput as a share of the B+tree's on the largest io1 volume, 
 
 **One load per engine.** Each engine's database is loaded once (``load_point``) and every volume measures a copy
 of it (``minidb.workloads.loaded``), reopened on that volume's model: the run starts from a closed database with a
-cold cache, without the post's warm-up.
+cold cache and is measured from its first transaction (the post does not say that it left a warm-up out).
 """
 
 from __future__ import annotations

@@ -17,11 +17,12 @@ memtables and finished its compactions, the B+tree's wrote back its dirty pages)
 the counts start at zero on the new device. Every point of a sweep measures the same bytes, whatever its cache or
 device, as the posts' sweeps ran on one loaded database.
 
-**No warm-up.** The cache starts cold and the run is measured from its first transaction. Seed 001 ran each point for
-3,600 seconds and left out the first 2,000 as warm-up; a warm-up in that proportion would cost more than loading
-once saves. A cold start costs one read of each page a run touches first, which shows only where the cache would
-otherwise hold everything: the first reads of the data. (Loading in the same process had left the cache holding
-whatever the load wrote last: all of the data with a cache larger than it, which no server has after a restart.)
+**Warm-up.** The cache starts cold. A cold start costs one read of each page a run touches first, which shows only
+where the cache would otherwise hold everything: the first reads of the data. (Loading in the same process had left
+the cache holding whatever the load wrote last: all of the data with a cache larger than it, which no server has
+after a restart.) A run is measured from its first operation unless it is given a warm-up: ``tpcc_from``'s
+``warmup`` runs that many transactions before the measured ones, as seed 001 left its first 2,000 of 3,600 seconds
+out (``minidb.experiments.f3_memory_sweep``).
 
 ``load_key`` names what shaped the load (the workload, the engine and its options, the sizes that are not the cache,
 the scale, the seed and the load counts): two sweeps whose loads have equal keys share one image.

@@ -72,16 +72,21 @@ def tpcc_load_key(data: DataSetup, warehouses: int | None = None) -> str:
                     or scales.tpcc(data.scale).reference)
 
 
-def tpcc_from(loaded: LoadedData, setup: RunSetup, transactions: int | None = None) -> WorkloadResult:
+def tpcc_from(loaded: LoadedData, setup: RunSetup, transactions: int | None = None, *,
+              warmup: int = 0) -> WorkloadResult:
     """Run ``transactions`` transactions of sysbench-tpcc's mix (default: the scale's) on a copy of ``loaded``,
     reopened with ``setup``'s cache, device model, clients and server; the same transactions ``tpcc`` would run
-    after the same load."""
+    after the same load. The first ``warmup`` of them warm the cache and are left out of the result, which
+    measures the rest (ValueError unless 0 <= warmup < transactions)."""
     if loaded.workload != "tpcc":
         raise ValueError(f"tpcc_from needs a TPC-C load, got a {loaded.workload!r} one")
+    transactions = _transactions(loaded.data.scale, transactions)
+    if not 0 <= warmup < transactions:
+        raise ValueError(f"tpcc_from needs 0 <= warmup < transactions ({transactions}), got {warmup}")
     pop, rng = loaded.run_state()
     drv = reopen(loaded, setup, setup.host(CORES), SERVER)
     tables = {name: drv.table(s) for name, s in SCHEMAS.items()}
-    return _measure(drv, tables, pop, rng, _transactions(loaded.data.scale, transactions))
+    return _measure(drv, tables, pop, rng, transactions, warmup)
 
 
 def _population(data: DataSetup, warehouses: int | None) -> tuple[Population, np.random.Generator]:
@@ -102,21 +107,29 @@ def _transactions(scale: str | None, transactions: int | None) -> int:
 
 
 def _measure(drv: Driver, tables: dict, pop: Population, rng: np.random.Generator,
-             transactions: int) -> WorkloadResult:
-    """Run and measure ``transactions`` transactions on the loaded ``tables``."""
+             transactions: int, warmup: int = 0) -> WorkloadResult:
+    """Run ``transactions`` transactions on the loaded ``tables``, and measure all but the first ``warmup``."""
     txns = Transactions(drv, tables, pop, rng, now=START_TIME + 1)
     todo = kinds(rng, transactions)
-    drv.start_measuring()
-    for start in range(0, transactions, TRANSACTIONS_PER_STEP):
+    # Steps never straddle the end of the warm-up, so that the measured phase starts with a step of its own.
+    starts = [*range(0, warmup, TRANSACTIONS_PER_STEP), *range(warmup, transactions, TRANSACTIONS_PER_STEP)]
+    warm = None  # the counts at the end of the warm-up: (new orders, rollbacks, transactions of each type)
+    for start in starts:
+        if start == warmup:
+            warm = (txns.new_orders, txns.rollbacks, dict(txns.done))
+            drv.start_measuring()
+        step = todo[start:min(start + TRANSACTIONS_PER_STEP, warmup if start < warmup else transactions)]
         sent = []  # the statements of the step's transactions
-        with drv.step(ops=len(todo[start:start + TRANSACTIONS_PER_STEP]), statements=lambda: sum(sent)):
-            for kind in todo[start:start + TRANSACTIONS_PER_STEP]:
+        with drv.step(ops=len(step), statements=lambda: sum(sent)):
+            for kind in step:
                 sent.append(txns.run(kind))
-    return drv.result("tpcc", ops=transactions,
-                      params=dict(warehouses=pop.warehouses, transactions=transactions, items=pop.items,
-                                  customers_per_district=pop.customers),
-                      rates={"new_orders": txns.new_orders},
-                      extra={"rollbacks": txns.rollbacks, "by_type": dict(txns.done)})
+    new_orders, rollbacks, done = warm
+    return drv.result("tpcc", ops=transactions - warmup,
+                      params=dict(warehouses=pop.warehouses, transactions=transactions - warmup, warmup=warmup,
+                                  items=pop.items, customers_per_district=pop.customers),
+                      rates={"new_orders": txns.new_orders - new_orders},
+                      extra={"rollbacks": txns.rollbacks - rollbacks,
+                             "by_type": {kind: n - done[kind] for kind, n in txns.done.items()}})
 
 
 def load(drv: Driver, warehouses: int, *, scale: str | None = None, seed: int = 0) -> dict:

@@ -57,3 +57,24 @@ def test_a_run_needs_a_tpcc_load(loaded):
 
     with pytest.raises(ValueError, match="needs a TPC-C load"):
         tpcc_from(replace(loaded, workload="sysbench"), RunSetup(loaded.data))
+
+
+def test_a_warmup_is_run_but_left_out_of_the_result(loaded):
+    setup = RunSetup(loaded.data, cache_bytes=64 << 20)  # holds everything: only first reads miss
+    cold = tpcc_from(loaded, setup, TRANSACTIONS).summary
+    warm = tpcc_from(loaded, setup, TRANSACTIONS, warmup=TRANSACTIONS // 2).summary
+    assert warm["ops"] == TRANSACTIONS // 2 == sum(warm["by_type"].values())
+    assert warm["rows"] == cold["rows"]  # every transaction ran, the warm-up's too
+    assert warm["new_orders"] < cold["new_orders"]  # ... but only the measured ones are counted
+    assert warm["reads_per_op"] < cold["reads_per_op"]  # the warm-up read what the measured part needs
+
+
+@pytest.mark.parametrize("warmup", [-1, TRANSACTIONS])
+def test_a_warmup_leaves_at_least_one_transaction_to_measure(loaded, warmup):
+    with pytest.raises(ValueError, match="warmup"):
+        tpcc_from(loaded, RunSetup(loaded.data), TRANSACTIONS, warmup=warmup)
+
+
+def test_a_warmup_one_short_of_the_run_measures_its_last_transaction(loaded):
+    last = tpcc_from(loaded, RunSetup(loaded.data), TRANSACTIONS, warmup=TRANSACTIONS - 1).summary
+    assert last["ops"] == 1 == sum(last["by_type"].values())
