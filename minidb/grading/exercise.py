@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 CONFIG = "exercise.toml"  # the file that marks a folder as an exercise
+HIDDEN_TESTS = "test_*_hidden.py"  # the files of hidden tests: instructors' only, never in a students' copy
 NUMBER = re.compile(r"^(\d+)")  # the exercise number: the folder name's leading digits
 
 

@@ -37,11 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .activation import plugin_args
-from .exercise import Exercise
+from .exercise import HIDDEN_TESTS, Exercise
 from .gradescope import read_results
 from .isolation import UNSAFE_FLAG
 from .limits import UID_BASE, kill_user, remove_files
-from .release import HIDDEN_TESTS
 from .submissions import Submission
 from .timelimit import DEFAULT_SUBMISSION_TIMEOUT, DEFAULT_TEST_TIMEOUT
 

@@ -26,9 +26,8 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 from .compiled_answers import compile_answers, cython_version, pin_cython
-from .exercise import Exercise, discover
+from .exercise import HIDDEN_TESTS, Exercise, discover
 
-HIDDEN_TESTS = "test_*_hidden.py"  # the files of hidden tests, instructors' only
 GRADED_TESTS = "graded-tests.json"  # in the autograder: the exercise's graded tests and points, from its stub's run
 SOLUTIONS = "solutions"  # exercises/solutions/: the reference solutions, instructors' only
 RELEASED = ("minidb", "book", "data", "exercises", "README.md", "pyproject.toml", "setup.py", "Makefile", ".gitignore")

@@ -60,6 +60,7 @@ from typing import Iterator
 
 from . import sandbox_server as wire
 from . import jail
+from .exercise import HIDDEN_TESTS
 from .isolation import confinement, jail_command
 from .limits import MARKER, Limits, kill_marked, kill_user, remove_files, sandbox_user
 from .safecopy import UnsafeSubmission, copy_submission
@@ -90,9 +91,6 @@ def sandbox_python(as_other_user: bool) -> str:
     if system is None:
         raise RuntimeError(f"no Python a sandbox user may run: set {PYTHON_ENV}")
     return system
-
-
-HIDDEN_TESTS = "test_*_hidden.py"  # the files of hidden tests (release.py keeps them from students too)
 
 
 class ExposedHiddenTests(ValueError):

@@ -230,12 +230,12 @@ def test_a_damaged_image_is_reported_not_read():
     for i in range(2000):
         db.put("t", b"%06d" % i, b"value %d" % i * 5)
     db.close()
-    f = dev.open(FILE, "data")
     victim = 5
-    image = bytearray(f.read(victim * 4096, 4096))
-    image[100] ^= 0xFF
-    f.write(victim * 4096, bytes(image))
-    f.sync()
+    with dev.open(FILE, "data") as f:
+        image = bytearray(f.read(victim * 4096, 4096))
+        image[100] ^= 0xFF
+        f.write(victim * 4096, bytes(image))
+        f.sync()
     db, _ = engine(dev, kbs=4, buffer_pool_bytes=16 * (PAGE + 4096))
     with pytest.raises(CorruptionError, match=f"{FILE} page {victim}: checksum mismatch in its 4096-byte compressed"):
         list(db.scan("t"))
