@@ -2,7 +2,7 @@
 
     minidb run insert-benchmark --engine lsm --rows 1e6 --cache 64MiB
     minidb run sysbench --engine btree --mode update-index --rows 1e5 --transactions 2e4 --json
-    minidb run tpcc --warehouses 2 --device gp2
+    minidb run tpcc --warehouses 2 --device gp2 --warmup 1000
     minidb run linkbench --nodes 1e4 --requests 5e3 --seed 7
 
 Every workload takes the engine options (``--engine``, ``--cache``, ``--seed``, ``--device``, ``--scale``) and
@@ -80,6 +80,8 @@ WORKLOADS = {
                f"warehouses loaded, 1 to {MAX_WAREHOUSES} (default: the scale's)"),
         Option("--transactions", "transactions", OPS,
                f"transactions measured, at most {MAX_OPS:,} (default: the scale's)"),
+        Option("--warmup", "warmup", count_in(0, MAX_OPS),
+               f"transactions run before the measured ones, to fill the cache, at most {MAX_OPS:,} (default 0)"),
     )),
     "linkbench": Workload("linkbench", "Linkbench-lite: nodes and links of a social graph (seed 002)", (
         Option("--nodes", "nodes", ROWS, f"nodes loaded, at most {MAX_ROWS:,} (default: the scale's)"),

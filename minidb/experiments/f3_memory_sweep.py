@@ -96,13 +96,14 @@ def load_point(engine: str, warehouses: int, scale: str, seed: int = 0, **_) -> 
 
 def run_point(engine: str, memory_gb: float, warehouses: int, transactions: int, scale: str, seed: int = 0,
               loaded: LoadedData | None = None) -> dict:
-    """One TPC-C run of ``transactions`` with the cache standing for ``memory_gb``, measured after its ``warmup``:
-    TPS, what limits it, and IO per transaction and per second; on a copy of ``loaded`` (``load_point``'s load,
-    made here if not given)."""
+    """One TPC-C run of ``transactions`` with the cache standing for ``memory_gb``, the first ``warmup(transactions)``
+    of them left out as warm-up: TPS, what limits it, and IO per transaction and per second; on a copy of ``loaded``
+    (``load_point``'s load, made here if not given)."""
     loaded = loaded if loaded is not None else load_point(engine, warehouses, scale, seed).make()
     setup = RunSetup(loaded.data, cache_bytes=cache_bytes(memory_gb, warehouses, scale, seed), device=DEVICE,
                      clients=CLIENTS, cores=SERVER_THREADS, server_model=calibrated_server(**BINLOG))
-    result = tpcc_from(loaded, setup, transactions, warmup=warmup(transactions))
+    warm = warmup(transactions)
+    result = tpcc_from(loaded, setup, transactions - warm, warmup=warm)
     s = result.summary
     return {
         "tps": s["ops_per_sec"],

@@ -39,20 +39,22 @@ CORES = 28  # seed 001's server: "2 sockets / 28 cores / 56 threads"
 SERVER = ServerModel.calibrated(binlog=True, sync_binlog=10000)  # seed 001: "binary log on ... sync_binlog=10000"
 
 
-def tpcc(setup: RunSetup, warehouses: int | None = None, transactions: int | None = None) -> WorkloadResult:
+def tpcc(setup: RunSetup, warehouses: int | None = None, transactions: int | None = None, *,
+         warmup: int = 0) -> WorkloadResult:
     """Load ``warehouses`` warehouses, then run ``transactions`` transactions of sysbench-tpcc's mix (defaults: the
-    setup's scale's).
+    setup's scale's), after ``warmup`` more that are left out of the result (seed 001 left out its runs' first
+    2,000 of 3,600 seconds).
 
     ``ops`` are transactions of every type (TPS, as sysbench counts its events); ``new_orders`` counts committed
     New-Orders (``new_orders_per_sec`` * 60 is tpmC), ``by_type`` the transactions of each type. The cache and LSM
     sizes scale from the setup's reference, by default the scale's (``minidb.scales.TPCC``); the cores default to
     seed 001's server (``CORES``). ``setup`` as ``insert_benchmark``'s.
     """
-    transactions = _transactions(setup.data.scale, transactions)
+    transactions, warmup = _transactions(setup.data.scale, transactions), _warmup(warmup)
     pop, rng = _population(setup.data, warehouses)
     drv = Driver.sized(setup, _db_bytes(pop), scales.tpcc(setup.data.scale).reference, setup.host(CORES), SERVER)
     tables = _populate(drv, pop, rng)
-    return _measure(drv, tables, pop, rng, transactions)
+    return _measure(drv, tables, pop, rng, transactions, warmup)
 
 
 def load_tpcc(data: DataSetup, warehouses: int | None = None) -> LoadedData:
@@ -76,13 +78,10 @@ def tpcc_from(loaded: LoadedData, setup: RunSetup, transactions: int | None = No
               warmup: int = 0) -> WorkloadResult:
     """Run ``transactions`` transactions of sysbench-tpcc's mix (default: the scale's) on a copy of ``loaded``,
     reopened with ``setup``'s cache, device model, clients and server; the same transactions ``tpcc`` would run
-    after the same load. The first ``warmup`` of them warm the cache and are left out of the result, which
-    measures the rest (ValueError unless 0 <= warmup < transactions)."""
+    after the same load. ``warmup`` more run first, to fill the cache, and are left out of the result."""
     if loaded.workload != "tpcc":
         raise ValueError(f"tpcc_from needs a TPC-C load, got a {loaded.workload!r} one")
-    transactions = _transactions(loaded.data.scale, transactions)
-    if not 0 <= warmup < transactions:
-        raise ValueError(f"tpcc_from needs 0 <= warmup < transactions ({transactions}), got {warmup}")
+    transactions, warmup = _transactions(loaded.data.scale, transactions), _warmup(warmup)
     pop, rng = loaded.run_state()
     drv = reopen(loaded, setup, setup.host(CORES), SERVER)
     tables = {name: drv.table(s) for name, s in SCHEMAS.items()}
@@ -106,26 +105,34 @@ def _transactions(scale: str | None, transactions: int | None) -> int:
     return transactions
 
 
+def _warmup(warmup: int) -> int:
+    """``warmup``, the transactions run before the measured ones; ValueError below 0."""
+    if int(warmup) < 0:
+        raise ValueError(f"tpcc needs warmup >= 0, got {warmup}")
+    return int(warmup)
+
+
 def _measure(drv: Driver, tables: dict, pop: Population, rng: np.random.Generator,
              transactions: int, warmup: int = 0) -> WorkloadResult:
-    """Run ``transactions`` transactions on the loaded ``tables``, and measure all but the first ``warmup``."""
+    """Run ``warmup`` transactions on the loaded ``tables``, then run and measure ``transactions`` more."""
     txns = Transactions(drv, tables, pop, rng, now=START_TIME + 1)
-    todo = kinds(rng, transactions)
+    total = warmup + transactions
+    todo = kinds(rng, total)
     # Steps never straddle the end of the warm-up, so that the measured phase starts with a step of its own.
-    starts = [*range(0, warmup, TRANSACTIONS_PER_STEP), *range(warmup, transactions, TRANSACTIONS_PER_STEP)]
+    starts = [*range(0, warmup, TRANSACTIONS_PER_STEP), *range(warmup, total, TRANSACTIONS_PER_STEP)]
     warm = None  # the counts at the end of the warm-up: (new orders, rollbacks, transactions of each type)
     for start in starts:
         if start == warmup:
             warm = (txns.new_orders, txns.rollbacks, dict(txns.done))
             drv.start_measuring()
-        step = todo[start:min(start + TRANSACTIONS_PER_STEP, warmup if start < warmup else transactions)]
+        step = todo[start:min(start + TRANSACTIONS_PER_STEP, warmup if start < warmup else total)]
         sent = []  # the statements of the step's transactions
         with drv.step(ops=len(step), statements=lambda: sum(sent)):
             for kind in step:
                 sent.append(txns.run(kind))
     new_orders, rollbacks, done = warm
-    return drv.result("tpcc", ops=transactions - warmup,
-                      params=dict(warehouses=pop.warehouses, transactions=transactions - warmup, warmup=warmup,
+    return drv.result("tpcc", ops=transactions,
+                      params=dict(warehouses=pop.warehouses, transactions=transactions, warmup=warmup,
                                   items=pop.items, customers_per_district=pop.customers),
                       rates={"new_orders": txns.new_orders - new_orders},
                       extra={"rollbacks": txns.rollbacks - rollbacks,

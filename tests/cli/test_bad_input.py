@@ -34,6 +34,7 @@ def minidb(*argv, env=None, timeout=60):
     (["run", "sysbench", "--transactions", "1e8"], "argument --transactions: bad count '1e8': must be between 1 "
                                                    "and 10,000,000"),
     (["run", "tpcc", "--warehouses", "101"], "argument --warehouses: bad count '101': must be between 1 and 100"),
+    (["run", "tpcc", "--warmup", "-1"], "argument --warmup: bad count '-1': must be a whole number >= 0"),
     (["run", "linkbench", "--nodes", "-5"], "argument --nodes: bad count '-5'"),
     (["stats", "--rows", "1e9"], "argument --rows: bad count '1e9'"),
 ])

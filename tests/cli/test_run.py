@@ -5,7 +5,7 @@ import json
 import pytest
 
 from minidb.experiments.calibration import calibrated_server
-from minidb.workloads import DataSetup, RunSetup, insert_benchmark
+from minidb.workloads import DataSetup, RunSetup, insert_benchmark, tpcc
 
 from .conftest import assert_usage_error
 
@@ -42,6 +42,18 @@ def test_options_reach_the_workload_and_match_the_library(cli):
     assert summary["rows"] == 2000 and summary["cache_bytes"] == 6 * 1024**2
     assert summary["device"] == "slow-ssd" and summary["seed"] == 3
     assert summary["wkb_per_op"] == pytest.approx(direct["wkb_per_op"])
+    assert summary["ops_per_sec"] == pytest.approx(direct["ops_per_sec"])
+
+
+def test_a_tpcc_warmup_reaches_the_workload_and_is_left_out_of_the_summary(cli):
+    code, out, _ = cli("run", "tpcc", "--scale", "tiny", "--warehouses", "1", "--transactions", "50", "--warmup",
+                       "1e2", "--json")
+    assert code == 0
+    summary = json.loads(out)
+    setup = RunSetup(DataSetup("lsm", scale="tiny"), server_model=calibrated_server())
+    direct = tpcc(setup, 1, 50, warmup=100).summary
+    assert summary["ops"] == 50 == sum(direct["by_type"].values())
+    assert summary["rkb_per_op"] == pytest.approx(direct["rkb_per_op"])
     assert summary["ops_per_sec"] == pytest.approx(direct["ops_per_sec"])
 
 
