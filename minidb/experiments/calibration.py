@@ -86,6 +86,21 @@ def fit() -> pd.DataFrame:
     return table
 
 
+def busy_share() -> float:
+    """The share of its server's hardware threads seed 001's transactions kept busy at the sweep's largest memory
+    (vmstat's user + system CPU; the larger of its two engines'): by Little's law, the transactions running at once
+    on each hardware thread. The post does not say how many clients it ran; a client of its that waited (for a lock,
+    a mutex, its turn on a CPU) ran no transaction, and our server model has no such waits, so a run gives its
+    server this share of its hardware threads as clients (``clients``)."""
+    top = published_point()
+    return float((top.tps * top.cpu_ms_per_txn / 1000).max() / data.SEED_001_THREADS)
+
+
+def clients(threads: int) -> int:
+    """The clients of a TPC-C run on a server of ``threads`` hardware threads: ``busy_share`` of them, at least 1."""
+    return max(1, round(busy_share() * threads))
+
+
 def calibrated_server(**options) -> ServerModel:
     """The calibrated server model, as the fit left it (``ServerModel.calibrated``); ``options`` set its binlog
     (``binlog``, ``sync_binlog``, ...)."""

@@ -21,8 +21,9 @@ post's MyRocks. The runs use the device model of the seed's own SSD, a SATA Sams
 quarter of the ``nvme`` model's.
 
 **The server.** Every transaction pays the calibrated server's CPU per statement and per row (``minidb.sim.server``,
-fitted to this post's CPU use at its largest memory: ``minidb.experiments.calibration``) on 56 cores, with 56
-clients (``CLIENTS``) and the post's binlog (``BINLOG``).
+fitted to this post's CPU use at its largest memory: ``minidb.experiments.calibration``) on 56 cores, with the
+post's binlog (``BINLOG``) and as many clients (``CLIENTS``) as transactions ran at once in the post, by its CPU use:
+the share of the 56 hardware threads that its MyRocks kept busy with the most memory.
 
 **One load per engine.** As the post's sweep ran on one loaded database, each engine's database is loaded once
 (``load_point``) and every memory measures a copy of it (``minidb.workloads.loaded``), reopened with its own cache.
@@ -44,7 +45,7 @@ from .. import scales
 from ..workloads import DataSetup, RunSetup
 from ..workloads.loaded import LoadedData
 from ..workloads.tpcc import estimated_db_bytes, load_tpcc, tpcc_from, tpcc_load_key
-from .calibration import calibrated_server
+from .calibration import calibrated_server, clients
 from .claims import SCALES, Claim, at_least, at_most, between, within
 from .images import Load
 from .runner import sweep
@@ -59,10 +60,9 @@ RUN_SECONDS, MEASURED_AFTER_SECONDS = 3600, 2000
 SERVER_THREADS = data.SEED_001_THREADS  # seed 001's server's hardware threads, which vmstat's % are of
 # The server's binlog as the post set it: "binary log on ... sync_binlog=10000" (data/sources.csv).
 BINLOG = dict(binlog=True, sync_binlog=10000)
-# The post does not say how many sysbench threads it ran. Its MyRocks used 72% of 56 hardware threads' CPU at
-# about 4,600 TPS, 8.8 ms of CPU per transaction: at least 40 transactions were in flight (Little's law). The runs
-# use one client per hardware thread, and count the threads as the cores our calibrated CPU seconds are in.
-CLIENTS = SERVER_THREADS
+# The post does not say how many sysbench threads it ran: the runs use as many clients as its CPU use says ran at once
+# (minidb.experiments.calibration.clients), and count the threads as the cores our calibrated CPU seconds are in.
+CLIENTS = clients(SERVER_THREADS)
 
 COLUMNS = ("engine", "memory_gb", "tps", "tps_vs_largest", "bottleneck", "reads_per_txn", "rkb_per_txn",
            "writes_per_txn", "wkb_per_txn", "read_kb_per_sec", "write_kb_per_sec", "cpu_ms_per_txn",
@@ -163,11 +163,10 @@ LSM_NOT_CPU_BOUND = ("the post's MyRocks was limited by its CPU (56% user time a
                      "saved did not make it faster; where our LSM's reads per transaction still cost more device "
                      "time than the server's CPU (minidb.sim.server), every read saved is throughput gained")
 # Why the B+tree's rise can differ from the post's 7x (shown where it is outside 1.25x or under 4x).
-BTREE_RISE_CAPPED = ("the rise is the ratio of the B+tree's two limits: at the top of the sweep its 56 clients, each "
-                     "spending the server's CPU per transaction (calibrated on the post's CPU use, minidb.sim.server) "
-                     "with no other wait the model knows, so that every hardware thread is busy, where the post's "
-                     "InnoDB left some idle (its vmstat columns); at the bottom the SM863's bandwidth, which the "
-                     "B+tree's page reads and writes fill")
+BTREE_RISE_CAPPED = ("the rise is the ratio of the B+tree's two limits: at the top of the sweep its clients (as many "
+                     "as the post's CPU use says ran at once), each spending the server's CPU per transaction "
+                     "(calibrated on the post's CPU use, minidb.sim.server) with no other wait the model knows; at "
+                     "the bottom the SM863's bandwidth, which the B+tree's page reads and writes fill")
 # Why both engines spend about the same CPU per transaction in our runs (the post's MyRocks spent 1.39 times
 # InnoDB's).
 SAME_SERVER_CPU = ("the server's SQL layer is most of a transaction's CPU (over 98% here) and the model charges both "

@@ -33,7 +33,7 @@ from ..storage.models import gp2, io1
 from ..workloads import DataSetup, RunSetup
 from ..workloads.loaded import LoadedData
 from ..workloads.tpcc import estimated_db_bytes, load_tpcc, tpcc_from, tpcc_load_key
-from .calibration import calibrated_server
+from .calibration import calibrated_server, clients
 from .claims import Claim, at_most, between, within
 from .images import Load
 from .runner import sweep
@@ -41,10 +41,11 @@ from .runner import sweep
 ENGINES = engines.NAMES
 INSTANCE = "c5.9xlarge"  # the post's server, a row of its cost table
 # The post's server has 36 vCPUs (AWS's c5 instance types: a c5.9xlarge has 36). The post does not say how many
-# sysbench threads it ran; the runs use one client per hardware thread, the rule of chapter 5's sweep
-# (minidb.experiments.f3_memory_sweep.CLIENTS), and count the threads as the cores the calibrated CPU seconds are in.
+# sysbench threads it ran; the runs use the rule of chapter 5's sweep (minidb.experiments.calibration.clients: the
+# share of its hardware threads seed 001's server kept busy), and count the threads as the cores the calibrated CPU
+# seconds are in.
 SERVER_THREADS = 36
-CLIENTS = SERVER_THREADS
+CLIENTS = clients(SERVER_THREADS)
 # The post's volumes: (volume type, IOPS); its gp2 volume is 3.4 TB, which AWS gives 10,000 IOPS.
 VOLUMES = (("io1", 5000), ("io1", 10000), ("io1", 15000), ("io1", 20000), ("io1", 30000), ("gp2", 10000))
 LEAST_IOPS = 5000  # the smallest io1 volume, where the IOPS bought hold both engines

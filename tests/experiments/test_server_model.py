@@ -31,6 +31,12 @@ def test_the_calibration_is_fitted_once_on_seed_001_and_its_parameters_are_posit
                                                                             attrs["statement_seconds"]), rel=1e-3)
 
 
+def test_a_runs_clients_are_the_share_of_threads_seed_001_kept_busy():
+    # vmstat's user + system CPU at 100 GB: MyRocks 61 + 11 = 72% of the 56 hardware threads, InnoDB 55 + 12
+    assert calibration.busy_share() == pytest.approx(0.72, abs=0.005)
+    assert calibration.clients(56) == 40 and calibration.clients(36) == 26 and calibration.clients(1) == 1
+
+
 def test_the_calibration_runs_come_from_the_sweep_cache_in_a_new_process(tmp_path, monkeypatch):
     """A process that refits (a test worker, chapter 2b) reads the engines' runs from the cache instead of rerunning
     them, and gets the same parameters."""
