@@ -116,27 +116,27 @@ def _measure(drv: Driver, tables: dict, pop: Population, rng: np.random.Generato
              transactions: int, warmup: int = 0) -> WorkloadResult:
     """Run ``warmup`` transactions on the loaded ``tables``, then run and measure ``transactions`` more."""
     txns = Transactions(drv, tables, pop, rng, now=START_TIME + 1)
-    total = warmup + transactions
-    todo = kinds(rng, total)
-    # Steps never straddle the end of the warm-up, so that the measured phase starts with a step of its own.
-    starts = [*range(0, warmup, TRANSACTIONS_PER_STEP), *range(warmup, total, TRANSACTIONS_PER_STEP)]
-    warm = None  # the counts at the end of the warm-up: (new orders, rollbacks, transactions of each type)
-    for start in starts:
-        if start == warmup:
-            warm = (txns.new_orders, txns.rollbacks, dict(txns.done))
-            drv.start_measuring()
-        step = todo[start:min(start + TRANSACTIONS_PER_STEP, warmup if start < warmup else total)]
-        sent = []  # the statements of the step's transactions
-        with drv.step(ops=len(step), statements=lambda: sum(sent)):
-            for kind in step:
-                sent.append(txns.run(kind))
-    new_orders, rollbacks, done = warm
+    todo = kinds(rng, warmup + transactions)
+    _run_steps(drv, txns, todo[:warmup])
+    new_orders, rollbacks, done = txns.new_orders, txns.rollbacks, dict(txns.done)  # the warm-up's, left out
+    drv.start_measuring()
+    _run_steps(drv, txns, todo[warmup:])
     return drv.result("tpcc", ops=transactions,
                       params=dict(warehouses=pop.warehouses, transactions=transactions, warmup=warmup,
                                   items=pop.items, customers_per_district=pop.customers),
                       rates={"new_orders": txns.new_orders - new_orders},
                       extra={"rollbacks": txns.rollbacks - rollbacks,
                              "by_type": {kind: n - done[kind] for kind, n in txns.done.items()}})
+
+
+def _run_steps(drv: Driver, txns: Transactions, todo) -> None:
+    """Run the transactions of kinds ``todo``, ``TRANSACTIONS_PER_STEP`` at a time, each group timed as one step."""
+    for start in range(0, len(todo), TRANSACTIONS_PER_STEP):
+        step = todo[start:start + TRANSACTIONS_PER_STEP]
+        sent = []  # the statements of the step's transactions
+        with drv.step(ops=len(step), statements=lambda: sum(sent)):
+            for kind in step:
+                sent.append(txns.run(kind))
 
 
 def load(drv: Driver, warehouses: int, *, scale: str | None = None, seed: int = 0) -> dict:
