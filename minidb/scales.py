@@ -67,8 +67,8 @@ class Reference:
 
     source: str  # the seed and the sentence the numbers come from
     db_bytes: float  # database size in that configuration (the LSM's, uncompressed, where the post gives it)
-    cache_fraction: dict  # engine -> cache bytes / database bytes in the post's IO-bound configuration
-    redo_fraction: float | None = None  # B+tree redo log bytes / database bytes there (None: the post gives none)
+    cache_fraction: dict  # engine -> its cache bytes in the post's IO-bound configuration / db_bytes
+    redo_fraction: float | None = None  # the B+tree's redo log bytes there / db_bytes (None: the post gives none)
 
 
 def engine_sizes(engine, db_bytes: float, reference: Reference, cache_bytes: int | None = None) -> EngineSizes:

@@ -11,7 +11,8 @@ figures in the same columns and units, so a chart can put them side by side.
 * *IO-bound*: the cache is the seed's fraction of the database (``minidb.scales.INSERT_BENCHMARK``: a 35 GB buffer
   pool for InnoDB's 362 GB, a 10 GB block cache for MyRocks's 226 GB), applied to the database the run will build.
   Both fractions are taken of MyRocks's 226 GB, the size our estimate of the rows' bytes stands for: our B+tree
-  ends about 1.6 times larger than that, as InnoDB did, so its pool is 35/362 of its own database, as InnoDB's was.
+  ends about 1.6 times larger than that, as InnoDB did, so its pool is about 35/362 of its own database, as
+  InnoDB's was.
   No floor is applied (``minidb.scales``'s 5 MiB minimum would make a ``tiny`` run fit in memory).
 * *in-memory*: the seed's 190 GB caches for the 500 million rows of its in-memory run, whose MyRocks database
   would be a quarter of the 226 GB of 2 billion rows: 3.4 times the database, "all data cached".
