@@ -105,7 +105,7 @@ def redo_log_bytes(config: str, rows: int) -> int:
 def run_point(engine: str, config: str | None, rows: int, seed: int = 0, change_buffer: bool = True,
               redo_factor: float = 1.0, cache: int | None = None) -> dict:
     """One insert benchmark run: the summary of ``rows`` rows on ``engine`` in ``config``, plus foreground page
-    reads per insert of each index (``reads_per_op_<index>``, counted by IO tag; an LSM's stay untagged) and the
+    reads per insert of each index (``reads_per_op_<index>``, counted by IO tag, which both engines set) and the
     redo log's figures (``redo_figures``); ``redo_factor`` multiplies the B+tree's redo log. ``cache`` (bytes)
     replaces the configuration's cache (``config`` may then be None, and the redo log is the IO-bound run's share
     of the data)."""

@@ -50,6 +50,8 @@ def test_lsm_secondary_index_maintenance_reads_nothing_and_its_rate_holds(tiny):
     for config in f1.CONFIGS:
         lsm = tiny.loc[("lsm", config)]
         assert all(lsm[f"reads_per_op_{name}"] == 0 for name in SECONDARIES)
+        # ...and every block it reads in the foreground is its primary key's (the uniqueness check), counted by tag
+        assert lsm.reads_per_op_primary == pytest.approx(lsm.foreground_reads_per_op)
         # what the LSM reads in the foreground is the primary key's uniqueness check: a few blocks per 100 rows
         assert lsm.foreground_reads_per_op < 0.1 * tiny.loc[("btree", "io-bound"), "foreground_reads_per_op"]
     lsm_drop = tiny.loc[("lsm", "in-memory"), "ops_per_sec"] / tiny.loc[("lsm", "io-bound"), "ops_per_sec"]

@@ -54,3 +54,16 @@ def test_absent_keys_cost_almost_no_reads():
     assert rate < 0.03  # ~1% false positives at 10 bits per key
     assert cost["blocks_read"] == cost["bloom_checked"] - cost["bloom_useful"]
     assert db.stats()["bloom_false_positive"] >= cost["blocks_read"]
+
+
+def test_a_get_and_a_scan_count_their_block_reads_under_their_keyspace():
+    # As the B+tree's pager tags a page read with its index, the LSM tags the blocks a lookup reads: which index's
+    # reads miss the cache (the TPC-C chapters count them per table).
+    dev, db = shaped(2)
+    db.put("u", b"000001", b"w" * 20)
+    db.flush()
+    db.get("t", b"000007")
+    list(db.scan("u"))
+    fg = dev.stats.to_frame().query("cause == 'foreground' and reads > 0").set_index("tag").reads
+    assert fg["t"] >= 1 and fg["u"] >= 1
+    assert fg.get("", 0) == 0  # no foreground block read goes untagged
