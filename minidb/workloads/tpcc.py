@@ -12,10 +12,11 @@ TPC-C-like workload, and this module runs it as the scripts do, in three parts:
   for statement, in the script's mix (10, 10, 1, 1 and 1 in 23).
 
 **What it leaves out**: sysbench-tpcc's sets of tables (seed 001 ran 10 sets of 100 warehouses; one set here,
-which changes no transaction but makes the item table, one per set, a larger part of the data: in the posts a hundredth of
-the stock table's rows, here one part in as many as the warehouses loaded; ``reads_by_table`` counts what that costs); row locks and the deadlocks they cause (the workload's clients are modelled by the
-simulated-time bottleneck law, ``minidb.sim``); the purge transaction (off by default). At the smaller scales the
-per-warehouse counts are reduced (``minidb.scales``) and the NURand constants A with them, in proportion.
+which changes no transaction but makes the item table, one per set, a larger part of the data: in the posts a
+hundredth of the stock table's rows, here one part in as many as the warehouses loaded; ``reads_by_table`` counts
+what that costs); row locks and the deadlocks they cause (the workload's clients are modelled by the simulated-time
+bottleneck law, ``minidb.sim``); the purge transaction (off by default). At the smaller scales the per-warehouse
+counts are reduced (``minidb.scales``) and the NURand constants A with them, in proportion.
 """
 
 from __future__ import annotations
