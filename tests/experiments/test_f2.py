@@ -50,6 +50,19 @@ def test_the_lsm_writes_least(tiny):
     assert lsm.wkb_per_txn < min(tiny[tiny.engine == "btree"].wkb_per_txn) / 3  # seed 002: 1.25 vs >= 6.13
 
 
+def test_every_published_kb_per_transaction_has_its_claim(tiny):
+    # Seed 002's table gives each engine's KB written per transaction: a claim sets ours beside each of them.
+    found = {c.claim: c for c in f2.claims(tiny)}
+    pub = f2.published().set_index(["engine", "page_size_kb"]).wkb_per_txn
+    on = tiny[tiny.doublewrite.isin([True, None])].set_index(["engine", "page_size_kb"]).wkb_per_txn
+    for kb in (4, 8, 16):
+        claim = found[f"With {kb} KiB pages the B+tree writes KB per transaction as InnoDB did (within 2x)"]
+        assert (claim.published, claim.ours) == (pub["InnoDB", kb], on["btree", kb])
+    claim = found["The LSM writes KB per transaction as MyRocks did (within 2x)"]
+    assert (claim.published, claim.ours) == (pub["MyRocks", 16], on["lsm", 16])
+    assert claim.must_hold == ("small", "large") and claim.reason  # tiny's LSM is too shallow: it says why
+
+
 def test_published_has_the_seed_table_in_the_same_columns():
     pub = f2.published()
     assert set(pub.columns) <= set(f2.COLUMNS)
