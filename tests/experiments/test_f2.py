@@ -63,6 +63,17 @@ def test_every_published_kb_per_transaction_has_its_claim(tiny):
     assert claim.must_hold == ("small", "large") and claim.reason  # tiny's LSM is too shallow: it says why
 
 
+def test_the_posts_rates_have_claims_whose_reasons_count_what_holds_our_runs(tiny):
+    found = {c.claim.split(":")[0]: c for c in f2.claims(tiny)}
+    pub = f2.published().set_index(["engine", "page_size_kb"]).tps
+    pages, lsm = found["Smaller pages are faster"], found["The LSM is faster than the B+tree with 16 KiB pages"]
+    assert pages.published == pub["InnoDB", 4] / pub["InnoDB", 16]  # seed 002: 24,845 against 21,414
+    assert lsm.published == pub["MyRocks", 16] / pub["InnoDB", 16]
+    on = tiny[tiny.doublewrite.isin([True, None])].set_index(["engine", "page_size_kb"])
+    assert f"{on.reads_per_txn['btree', 4]:.2f} page reads" in pages.reason
+    assert f"the LSM makes {on.reads_per_txn['lsm', 16]:.2f} reads" in lsm.reason
+
+
 def test_published_has_the_seed_table_in_the_same_columns():
     pub = f2.published()
     assert set(pub.columns) <= set(f2.COLUMNS)
