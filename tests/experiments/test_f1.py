@@ -197,3 +197,15 @@ def test_the_published_caches_are_shares_of_each_engines_database():
 
 def test_the_experiment_command_writes_every_row_to_one_csv(runs, tmp_path):
     assert_written_whole(runs[1], tmp_path / "f1.csv")
+
+
+def test_every_figure_of_the_seeds_table_has_a_claim(runs):
+    # Seed 000 gives each engine's rate and KB read and written per insert in both configurations: each is a claim.
+    named = " | ".join(c.claim for c in f1.claims(runs[1]))
+    for engine, config in [(e, c) for e in ("B+tree", "LSM") for c in ("In memory", "IO-bound")]:
+        assert f"{config} the {engine} inserts as many rows per second as" in named
+    for words in ("IO-bound the B+tree reads KB per insert", "IO-bound the LSM reads KB per insert",
+                  "In memory the B+tree reads nothing", "In memory the LSM reads nothing",
+                  "In memory the B+tree writes KB per insert", "IO-bound the B+tree writes KB per insert",
+                  "In memory the LSM writes KB per insert", "IO-bound the LSM writes KB per insert"):
+        assert words in named
