@@ -31,6 +31,7 @@ import pandas as pd
 
 from .. import data, engines
 from .. import scales
+from ..sim.bottleneck import in_words
 from ..workloads import DataSetup, RunSetup, linkbench
 from ..workloads.linkbench import estimated_db_bytes
 from .calibration import calibrated_server
@@ -253,13 +254,13 @@ def _rate_claims(pub: pd.DataFrame, dw_on: pd.DataFrame, lsm: pd.Series) -> list
     """The post's rates: smaller pages are faster, and the LSM is faster than the B+tree with 16 KiB pages; each
     reason says what holds our runs (their bottleneck and IO requests per transaction, counted)."""
     pub_tps = pub.set_index(["engine", "page_size_kb"]).tps
-    small_pages = (f"what limits our B+tree is the device's {_limit(dw_on.bottleneck[4])}, so the bytes small pages "
+    small_pages = (f"what limits our B+tree is {in_words(dw_on.bottleneck[4])}, so the bytes small pages "
                    f"save buy nothing by themselves; the 4 KiB tree makes {dw_on.reads_per_txn[4]:.2f} page reads "
                    f"and {dw_on.writes_per_txn[4]:.2f} writes per transaction against the 16 KiB tree's "
                    f"{dw_on.reads_per_txn[16]:.2f} and {dw_on.writes_per_txn[16]:.2f} (chapter 4 weighs a deeper tree "
                    "against less of the cache spent on rows nobody asked for)")
-    lsm_rate = (f"what limits our LSM is its {_limit(lsm.bottleneck)} and our 16 KiB B+tree the device's "
-                f"{_limit(dw_on.bottleneck[16])}; the LSM makes {lsm.reads_per_txn:.2f} reads and "
+    lsm_rate = (f"what limits our LSM is {in_words(lsm.bottleneck)} and our 16 KiB B+tree "
+                f"{in_words(dw_on.bottleneck[16])}; the LSM makes {lsm.reads_per_txn:.2f} reads and "
                 f"{lsm.writes_per_txn:.2f} writes per transaction against the B+tree's "
                 f"{dw_on.reads_per_txn[16]:.2f} and {dw_on.writes_per_txn[16]:.2f}; the post gives no more than the "
                 "rates and the bytes written, so why its MyRocks was the faster is not measured")
@@ -271,12 +272,6 @@ def _rate_claims(pub: pd.DataFrame, dw_on: pd.DataFrame, lsm: pd.Series) -> list
                     published=pub_tps["MyRocks", LSM_BLOCK_SIZE // KIB] / pub_tps["InnoDB", 16],
                     ours=lsm.tps / dw_on.tps[16], must_hold=("tiny",), reason=lsm_rate),
     ]
-
-
-def _limit(bottleneck: str) -> str:
-    """A run's bottleneck in words."""
-    return {"iops": "IO requests per second", "bandwidth": "bandwidth",
-            "latency": "clients' response time"}.get(bottleneck, bottleneck)
 
 
 def _model_claims(levels: pd.DataFrame) -> list[Claim]:

@@ -80,3 +80,13 @@ def throughput(per_op: Demand, model: DeviceModel, host: Host) -> tuple[float, s
     bottleneck = max(times, key=times.get)
     t = times[bottleneck]
     return (math.inf if t == 0 else 1.0 / t), bottleneck
+
+
+# Each resource ``throughput`` may name as a run's bottleneck, as a sentence about the run says it.
+IN_WORDS = {"cpu": "the server's CPU", "iops": "the device's IO requests per second",
+            "bandwidth": "the device's bandwidth", "latency": "its clients' response time"}
+
+
+def in_words(bottleneck: str) -> str:
+    """What held a run whose bottleneck is ``bottleneck``, in words (the name itself if it is not a resource)."""
+    return IN_WORDS.get(bottleneck, bottleneck)

@@ -110,3 +110,15 @@ def test_the_lsm_reads_claim_says_what_share_of_its_reads_were_item_rows(tiny):
     (claim,) = [c for c in f3.claims(tiny) if "the LSM reads KB" in c.claim]
     assert f"{least.item_reads_per_txn / least.reads_per_txn:.0%} of our LSM's reads are blocks of item rows" \
         in claim.reason
+
+
+def test_the_posts_tps_at_both_ends_of_the_sweep_have_claims(tiny):
+    # Seed 001 gives each engine's TPS at every memory: the ends of the sweep are claims, each saying what held ours.
+    pub = f3.published()
+    for engine, name, word in (("btree", "InnoDB", "B+tree"), ("lsm", "MyRocks", "LSM")):
+        for end, which in ((0, "least"), (-1, "most")):
+            (claim,) = [c for c in f3.claims(tiny)
+                        if c.claim.startswith(f"With the {which} memory the {word} makes as many transactions")]
+            assert claim.published == pub[pub.engine == name].sort_values("memory_gb").tps.iloc[end]
+            assert claim.ours == engine_rows(tiny, engine).tps.iloc[end]
+            assert "held by" in claim.reason

@@ -92,3 +92,13 @@ def test_the_io_claims_say_what_share_of_the_requests_were_item_rows(engine, tin
     name = "B+tree" if engine == "btree" else "LSM"
     (claim,) = [c for c in f4.claims(tiny) if f"costs the {name} about as many IOs" in c.claim]
     assert f"{row.item_reads_per_txn / ios:.0%}" in claim.reason and "item" in claim.reason
+
+
+@pytest.mark.parametrize("engine", ["btree", "lsm"])
+def test_the_posts_tps_on_the_smallest_and_largest_volume_have_claims(engine, tiny):
+    name, word = ("InnoDB", "B+tree") if engine == "btree" else ("MyRocks", "LSM")
+    for iops in (f4.LEAST_IOPS, f4.MOST_IOPS):
+        (claim,) = [c for c in f4.claims(tiny) if c.claim.startswith(f"On {iops:,} io1 IOPS the {word} makes")]
+        assert claim.published == tps(f4.published(), name, "io1", iops)
+        assert claim.ours == tps(tiny, engine, "io1", iops)
+        assert "IO requests per transaction" in claim.reason

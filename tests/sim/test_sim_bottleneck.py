@@ -5,6 +5,8 @@ import math
 import pytest
 
 from minidb.sim import Demand, Host, resource_times, throughput
+from minidb.sim.bottleneck import in_words
+from minidb.sim.device_time import RESOURCES
 from minidb.storage import IOCounts, preset
 
 SSD = preset("slow-ssd")  # 10k IOPS, 400 MB/s, 100 us per request
@@ -48,3 +50,8 @@ def test_no_demand_is_unbounded_and_bad_servers_are_refused():
     assert throughput(Demand(0.0, IOCounts()), SSD, Host())[0] == math.inf
     with pytest.raises(ValueError, match="cores >= 1"):
         Host(cores=0)
+
+
+def test_every_resource_a_run_can_be_held_by_has_words():
+    assert all(in_words(r) != r for r in RESOURCES)  # a claim's reason says what held the run, not its key
+    assert in_words("iops") == "the device's IO requests per second" and in_words("other") == "other"
