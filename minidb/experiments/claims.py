@@ -80,6 +80,11 @@ def within(target: float, fraction: float) -> Band:
     return Band(lo=target * (1 - fraction), hi=target * (1 + fraction))
 
 
+def within_factor(target: float, factor: float) -> Band:
+    """The band ``target / factor <= value <= target x factor``: the size of a published figure, within ``factor``."""
+    return Band(lo=target / factor, hi=target * factor)
+
+
 def equals(value: float) -> Band:
     """The band holding exactly ``value`` (a count that must be zero, say)."""
     return Band(lo=value, hi=value)

@@ -47,7 +47,7 @@ from ..table import RowLayout
 from ..workloads import DataSetup, RunSetup, insert_benchmark
 from ..workloads.insert_benchmark import INDEXES, RowGenerator, schema
 from .calibration import calibrated_server
-from .claims import SCALES, Claim, at_least, between, equals, within
+from .claims import SCALES, Claim, at_least, equals, within, within_factor
 from .runner import sweep
 
 ENGINES = engines.NAMES  # the two engines, B+tree first as in the book's charts
@@ -439,13 +439,11 @@ def claims(results: pd.DataFrame) -> list[Claim]:
                            "the pace"),
         Claim.check("In memory the B+tree writes KB per insert as InnoDB did (within 3x)",
                     published=pub.wkb_per_op["InnoDB-5.7", "in-memory"], ours=mem_btree.wkb_per_op,
-                    band=between(pub.wkb_per_op["InnoDB-5.7", "in-memory"] / 3,
-                                 3 * pub.wkb_per_op["InnoDB-5.7", "in-memory"]),
+                    band=within_factor(pub.wkb_per_op["InnoDB-5.7", "in-memory"], 3),
                     must_hold=("small", "large"), reason=IN_MEMORY_PAGE_WRITES),
         Claim.check("IO-bound the B+tree writes KB per insert as InnoDB did (within 2x)",
                     published=pub.wkb_per_op["InnoDB-5.7", "io-bound"], ours=io_btree.wkb_per_op,
-                    band=between(pub.wkb_per_op["InnoDB-5.7", "io-bound"] / 2,
-                                 2 * pub.wkb_per_op["InnoDB-5.7", "io-bound"])),
+                    band=within_factor(pub.wkb_per_op["InnoDB-5.7", "io-bound"], 2)),
     ]
     out += _absolute_claims(ours, pub)
     grown = growth_of(results)
@@ -470,7 +468,7 @@ def _absolute_claims(ours: pd.DataFrame, pub: pd.DataFrame) -> list[Claim]:
 
     def within_2x(what, published, value, reason, must_hold=("small", "large")):
         return Claim.check(f"{what} (within 2x)", published=published, ours=value, reason=reason,
-                           band=between(published / 2, 2 * published), must_hold=must_hold)
+                           band=within_factor(published, 2), must_hold=must_hold)
 
     names = {"btree": ("B+tree", "InnoDB-5.7"), "lsm": ("LSM", "MyRocks")}
     said = {"in-memory": "In memory", "io-bound": "IO-bound"}

@@ -35,7 +35,7 @@ from ..sim.bottleneck import in_words
 from ..workloads import DataSetup, RunSetup, linkbench
 from ..workloads.linkbench import estimated_db_bytes
 from .calibration import calibrated_server
-from .claims import Claim, at_least, between, within
+from .claims import Claim, at_least, between, within, within_factor
 from .runner import sweep
 
 KIB = 1024
@@ -242,10 +242,10 @@ def _absolute_claims(pub: pd.DataFrame, dw_on: pd.DataFrame, lsm: pd.Series) -> 
         p = pub_kb["InnoDB", size // KIB]
         out.append(Claim.check(f"With {size // KIB} KiB pages the B+tree writes KB per transaction as InnoDB did "
                                "(within 2x)", published=p, ours=dw_on.wkb_per_txn[size // KIB],
-                               band=between(p / 2, 2 * p), reason=BTREE_WRITES_LESS))
+                               band=within_factor(p, 2), reason=BTREE_WRITES_LESS))
     p = pub_kb["MyRocks", LSM_BLOCK_SIZE // KIB]
     out.append(Claim.check("The LSM writes KB per transaction as MyRocks did (within 2x)", published=p,
-                           ours=lsm.wkb_per_txn, band=between(p / 2, 2 * p), must_hold=("small", "large"),
+                           ours=lsm.wkb_per_txn, band=within_factor(p, 2), must_hold=("small", "large"),
                            reason=LSM_SHALLOW))
     return out
 

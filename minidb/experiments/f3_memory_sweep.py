@@ -47,7 +47,7 @@ from ..workloads import DataSetup, RunSetup
 from ..workloads.loaded import LoadedData
 from ..workloads.tpcc import ONE_ITEM_TABLE, estimated_db_bytes, load_tpcc, reads_by_table, tpcc_from, tpcc_load_key
 from .calibration import calibrated_server, clients
-from .claims import SCALES, Claim, at_least, at_most, between, within
+from .claims import SCALES, Claim, at_least, at_most, within, within_factor
 from .images import Load
 from .runner import sweep
 
@@ -225,7 +225,7 @@ def claims(results: pd.DataFrame) -> list[Claim]:
     def least(engine_pub, engine, column, what, reason="", must_hold=SCALES):
         p = ends(pub, engine_pub, column)[0]
         return Claim.check(f"With the least memory the {what} per transaction as {engine_pub} did (within 2x)",
-                           published=p, ours=ends(results, engine, column)[0], band=between(p / ABSOLUTE, p * ABSOLUTE),
+                           published=p, ours=ends(results, engine, column)[0], band=within_factor(p, ABSOLUTE),
                            reason=reason, must_hold=must_hold)
 
     return [
@@ -268,7 +268,7 @@ def tps_at(pub: pd.DataFrame, results: pd.DataFrame, engine: str, end: int) -> C
     name = "B+tree" if engine == "btree" else "LSM"
     return Claim.check(f"With the {'least' if end == 0 else 'most'} memory the {name} "
                        f"makes as many transactions per second as {pub_name} did (within 2x)",
-                       published=pub_row.tps, ours=row.tps, band=between(pub_row.tps / 2, 2 * pub_row.tps),
+                       published=pub_row.tps, ours=row.tps, band=within_factor(pub_row.tps, ABSOLUTE),
                        reason=f"{floor}our run there is held by {in_words(row.bottleneck)}, with "
                               f"{row.reads_per_txn:.1f} reads and {row.writes_per_txn:.1f} writes per transaction")
 

@@ -35,7 +35,7 @@ from ..workloads import DataSetup, RunSetup
 from ..workloads.loaded import LoadedData
 from ..workloads.tpcc import ONE_ITEM_TABLE, estimated_db_bytes, load_tpcc, reads_by_table, tpcc_from, tpcc_load_key
 from .calibration import calibrated_server, clients
-from .claims import Claim, at_most, between, within
+from .claims import Claim, at_most, between, within, within_factor
 from .images import Load
 from .runner import sweep
 
@@ -226,7 +226,7 @@ def claims(results: pd.DataFrame) -> list[Claim]:
         out.append(Claim.check(
             f"On {LEAST_IOPS:,} io1 IOPS each transaction costs the {'B+tree' if e == 'btree' else 'LSM'} about as "
             f"many IOs as it cost {published_name} (within 2x): IO requests per transaction (the post's: IOPS / TPS)",
-            published=p, ours=row.reads_per_txn + row.writes_per_txn, band=between(p / 2, 2 * p),
+            published=p, ours=row.reads_per_txn + row.writes_per_txn, band=within_factor(p, 2),
             reason=fewer_or_more_ios(row)))
     # The post's TPS on the smallest and the largest io1 volume, each engine's ours beside it.
     for e, published_name in zip(ENGINES, ("InnoDB", "MyRocks")):
@@ -235,7 +235,7 @@ def claims(results: pd.DataFrame) -> list[Claim]:
             row = results[(results.engine == e) & (results.volume_type == "io1") & (results.iops == iops)].iloc[0]
             out.append(Claim.check(
                 f"On {iops:,} io1 IOPS the {'B+tree' if e == 'btree' else 'LSM'} makes as many transactions per "
-                f"second as {published_name} did (within 2x)", published=p, ours=row.tps, band=between(p / 2, 2 * p),
+                f"second as {published_name} did (within 2x)", published=p, ours=row.tps, band=within_factor(p, 2),
                 reason=f"our run there is held by {in_words(row.bottleneck)}, with "
                        f"{row.reads_per_txn + row.writes_per_txn:.1f} IO requests per transaction"))
     return out

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from minidb.experiments.claims import (COLUMNS, Band, Claim, at_least, at_most, between, equals, failing, verdict,
-                                       within)
+                                       within, within_factor)
 
 
 @pytest.mark.parametrize("band, inside, outside", [
@@ -13,6 +13,7 @@ from minidb.experiments.claims import (COLUMNS, Band, Claim, at_least, at_most, 
     (at_most(0.15), [0.15, -1.0], [0.1501]),
     (between(1, 2), [1, 1.5, 2], [0.99, 2.01]),
     (within(10, 0.25), [7.5, 12.5], [7.49, 12.51]),
+    (within_factor(6, 2), [3, 12], [2.99, 12.01]),
     (equals(0), [0], [1, -1]),
 ])
 def test_band_edges_are_inclusive(band, inside, outside):
