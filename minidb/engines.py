@@ -54,7 +54,7 @@ class EngineSpec:
     """One engine as the registry knows it; see the module docstring."""
 
     name: str  # the name workloads, commands and results use
-    title: str  # what it stands for, for help texts
+    title: str  # what it stands for, for help texts: its short name, then what it is like in parentheses
     module: str  # the module holding its opener
     function: str  # the opener's name in that module: opener(device, **options) -> Engine
     cache_option: str  # the opener's keyword for the cache size
@@ -77,6 +77,11 @@ class EngineSpec:
     sized_as: str | None = None  # the engine whose published cache fractions size it (None: its own name's)
     aliases: tuple[str, ...] = ()  # lower-case prefixes of other names for this kind of engine (InnoDB, MyRocks)
     shades: tuple[str, ...] = ("#7f7f7f",)  # the book's colours for engines of this kind, the family colour first
+
+    @property
+    def short(self) -> str:
+        """Its name in a sentence: the title without its parentheses ("B+tree", "LSM")."""
+        return self.title.split(" (")[0]
 
     def opener(self) -> Callable[..., Engine]:
         """The opener function; ValueError if its module cannot be loaded."""

@@ -66,3 +66,7 @@ def test_no_module_outside_the_registry_and_the_engines_opens_an_engine_by_its_o
                  if path not in allowed and path.parent.name not in ("lsm", "btree")
                  and calls.search(path.read_text())]
     assert offenders == []
+
+
+def test_an_engines_short_name_is_its_title_before_the_parentheses():
+    assert [engines.get(n).short for n in engines.NAMES] == ["B+tree", "LSM"]

@@ -470,12 +470,13 @@ def _absolute_claims(ours: pd.DataFrame, pub: pd.DataFrame) -> list[Claim]:
         return Claim.check(f"{what} (within 2x)", published=published, ours=value, reason=reason,
                            band=within_factor(published, 2), must_hold=must_hold)
 
-    names = {"btree": ("B+tree", "InnoDB-5.7"), "lsm": ("LSM", "MyRocks")}
+    published_name = {engines.kind_of(name): name for name in PUBLISHED_NAMES}
     said = {"in-memory": "In memory", "io-bound": "IO-bound"}
     rate_reasons = {("btree", "in-memory"): BTREE_IN_MEMORY_RATE, ("btree", "io-bound"): BTREE_LOSS_SMALLER,
                     ("lsm", "in-memory"): LSM_UNSTALLED, ("lsm", "io-bound"): LSM_UNSTALLED}
-    out = [within_2x(f"{said[config]} the {names[engine][0]} inserts as many rows per second as {names[engine][1]} "
-                     "did", pub.ops_per_sec[names[engine][1], config], ours.ops_per_sec[engine, config], reason,
+    out = [within_2x(f"{said[config]} the {engines.get(engine).short} inserts as many rows per second as "
+                     f"{published_name[engine]} did", pub.ops_per_sec[published_name[engine], config],
+                     ours.ops_per_sec[engine, config], reason,
                      SCALES if reason is BTREE_IN_MEMORY_RATE else ("small", "large"))
            for (engine, config), reason in rate_reasons.items()]
     out += [

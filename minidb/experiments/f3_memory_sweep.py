@@ -265,8 +265,7 @@ def tps_at(pub: pd.DataFrame, results: pd.DataFrame, engine: str, end: int) -> C
     pub_row = pub[pub.engine == pub_name].sort_values("memory_gb").iloc[end]
     row = results[results.engine == engine].sort_values("memory_gb").iloc[end]
     floor = BTREE_POOL_FLOOR + "; " if engine == "btree" and end == 0 else ""
-    name = "B+tree" if engine == "btree" else "LSM"
-    return Claim.check(f"With the {'least' if end == 0 else 'most'} memory the {name} "
+    return Claim.check(f"With the {'least' if end == 0 else 'most'} memory the {engines.get(engine).short} "
                        f"makes as many transactions per second as {pub_name} did (within 2x)",
                        published=pub_row.tps, ours=row.tps, band=within_factor(pub_row.tps, ABSOLUTE),
                        reason=f"{floor}our run there is held by {in_words(row.bottleneck)}, with "

@@ -192,8 +192,11 @@ def claims(results: pd.DataFrame) -> list[Claim]:
     pub = published()
     pub_ours = pub.assign(engine=pub.engine.map(engines.kind_of))  # the published rows under our engines' names
 
+    def point(frame, engine, volume_type, iops):
+        return frame[(frame.engine == engine) & (frame.volume_type == volume_type) & (frame.iops == iops)].iloc[0]
+
     def tps(frame, engine, volume_type, iops):
-        return frame[(frame.engine == engine) & (frame.volume_type == volume_type) & (frame.iops == iops)].tps.iloc[0]
+        return point(frame, engine, volume_type, iops).tps
 
     def doubling(frame, engine):
         return tps(frame, engine, "io1", 10000) / tps(frame, engine, "io1", 5000)
@@ -202,7 +205,7 @@ def claims(results: pd.DataFrame) -> list[Claim]:
         cost = frame.set_index(["engine", "volume_type", "iops"]).usd_per_year_per_ktps
         return (cost[lsm] / cost[btree]).max()
 
-    out = [Claim.check(f"Twice the IOPS buy twice the throughput ({'B+tree' if e == 'btree' else 'LSM'}): TPS on "
+    out = [Claim.check(f"Twice the IOPS buy twice the throughput ({engines.get(e).short}): TPS on "
                        "10,000 / 5,000 io1 IOPS", published=doubling(pub_ours, e), ours=doubling(results, e),
                        band=within(2.0, 0.1), reason=LSM_LINEAR if e == "lsm" else "") for e in ENGINES]
     out += [
@@ -222,9 +225,9 @@ def claims(results: pd.DataFrame) -> list[Claim]:
     # TPS IO requests; ours are counted.
     for e, published_name in zip(ENGINES, ("InnoDB", "MyRocks")):
         p = LEAST_IOPS / tps(pub, published_name, "io1", LEAST_IOPS)
-        row = results[(results.engine == e) & (results.volume_type == "io1") & (results.iops == LEAST_IOPS)].iloc[0]
+        row = point(results, e, "io1", LEAST_IOPS)
         out.append(Claim.check(
-            f"On {LEAST_IOPS:,} io1 IOPS each transaction costs the {'B+tree' if e == 'btree' else 'LSM'} about as "
+            f"On {LEAST_IOPS:,} io1 IOPS each transaction costs the {engines.get(e).short} about as "
             f"many IOs as it cost {published_name} (within 2x): IO requests per transaction (the post's: IOPS / TPS)",
             published=p, ours=row.reads_per_txn + row.writes_per_txn, band=within_factor(p, 2),
             reason=fewer_or_more_ios(row)))
@@ -232,9 +235,9 @@ def claims(results: pd.DataFrame) -> list[Claim]:
     for e, published_name in zip(ENGINES, ("InnoDB", "MyRocks")):
         for iops in (LEAST_IOPS, MOST_IOPS):
             p = tps(pub, published_name, "io1", iops)
-            row = results[(results.engine == e) & (results.volume_type == "io1") & (results.iops == iops)].iloc[0]
+            row = point(results, e, "io1", iops)
             out.append(Claim.check(
-                f"On {iops:,} io1 IOPS the {'B+tree' if e == 'btree' else 'LSM'} makes as many transactions per "
+                f"On {iops:,} io1 IOPS the {engines.get(e).short} makes as many transactions per "
                 f"second as {published_name} did (within 2x)", published=p, ours=row.tps, band=within_factor(p, 2),
                 reason=f"our run there is held by {in_words(row.bottleneck)}, with "
                        f"{row.reads_per_txn + row.writes_per_txn:.1f} IO requests per transaction"))

@@ -145,7 +145,7 @@ def claims(results: dict[str, pd.DataFrame]) -> list[Claim]:
     for engine, name in (("btree", "InnoDB-5.7"), ("lsm", "MyRocks")):
         p = pub1[name, "in-memory"]
         out.append(Claim.check(
-            f"F1 in memory, {'B+tree' if engine == 'btree' else 'LSM'}: inserts per second within 1.5x of {name}'s",
+            f"F1 in memory, {engines.get(engine).short}: inserts per second within 1.5x of {name}'s",
             published=p, ours=ours1[engine, "in-memory"], band=between(p / TOLERANCE, p * TOLERANCE),
             must_hold=("tiny",) if engine == "btree" else (),
             reason=BTREE_RATE if engine == "btree" else LSM_TOO_FAST))
