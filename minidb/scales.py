@@ -69,6 +69,14 @@ class Reference:
     db_bytes: float  # database size in that configuration (the LSM's, uncompressed, where the post gives it)
     cache_fraction: dict  # engine -> its cache bytes in the post's IO-bound configuration / db_bytes
     redo_fraction: float | None = None  # the B+tree's redo log bytes there / db_bytes (None: the post gives none)
+    ram_fraction: float | None = None  # the server's RAM there / db_bytes (None: the post gives none)
+
+    def page_cache_fraction(self, engine) -> float:
+        """What the server's RAM leaves the OS page cache beside ``engine``'s cache, over ``db_bytes`` (0 where
+        the post gives no RAM)."""
+        if self.ram_fraction is None:
+            return 0.0
+        return max(0.0, self.ram_fraction - self.cache_fraction[engines.sized_as(engine)])
 
 
 def engine_sizes(engine, db_bytes: float, reference: Reference, cache_bytes: int | None = None) -> EngineSizes:
@@ -113,13 +121,20 @@ def _insert_benchmark_reference() -> Reference:
     caches = data.load("insert_benchmark_caches").set_index(["config", "engine"]).cache_gb
     db_gb = float(data.load("insert_benchmark_size").set_index("engine").size_gb["MyRocks"])
     return Reference(
-        source="seed 000: 2B rows; IO-bound caches (data/published/insert_benchmark_caches.csv) and the redo log "
-               "over MyRocks's final database size (insert_benchmark_size.csv)",
+        source="seed 000: 2B rows; IO-bound caches (data/published/insert_benchmark_caches.csv), the server's RAM "
+               "(insert_benchmark_ram.csv) and the redo log over MyRocks's final database size "
+               "(insert_benchmark_size.csv)",
         db_bytes=db_gb * GB,
         cache_fraction={"lsm": float(caches["io-bound", "RocksDB"] / db_gb),
                         "btree": float(caches["io-bound", "InnoDB"] / db_gb)},
         redo_fraction=INSERT_BENCHMARK_REDO_BYTES / (db_gb * GB),
+        ram_fraction=float(_insert_benchmark_ram_gb("io-bound") / db_gb),
     )
+
+
+def _insert_benchmark_ram_gb(config: str) -> float:
+    """Seed 000's RAM "for the database and OS" in ``config`` (data/published/insert_benchmark_ram.csv)."""
+    return float(data.load("insert_benchmark_ram").set_index("config").ram_gb[config])
 
 
 INSERT_BENCHMARK = _insert_benchmark_reference()
@@ -139,11 +154,13 @@ def _insert_benchmark_in_memory_reference() -> Reference:
     db_gb = float(data.load("insert_benchmark_size").set_index("engine").size_gb["MyRocks"]) * IN_MEMORY_ROWS_SHARE
     fraction = float(cache_gb / db_gb)
     return Reference(
-        source="seed 000: 500M rows, in memory; the 190 GB caches (data/published/insert_benchmark_caches.csv) and "
-               "the redo log over a quarter of the 2B-row run's MyRocks database (insert_benchmark_size.csv)",
+        source="seed 000: 500M rows, in memory; the 190 GB caches (data/published/insert_benchmark_caches.csv), "
+               "the 256 GB of RAM (insert_benchmark_ram.csv) and the redo log over a quarter of the 2B-row run's "
+               "MyRocks database (insert_benchmark_size.csv)",
         db_bytes=INSERT_BENCHMARK.db_bytes,
         cache_fraction={"lsm": fraction, "btree": fraction},
         redo_fraction=INSERT_BENCHMARK_REDO_BYTES / (db_gb * GB),
+        ram_fraction=float(_insert_benchmark_ram_gb("in-memory") / db_gb),
     )
 
 

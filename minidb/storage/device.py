@@ -79,7 +79,11 @@ class File:
             raise ValueError(f"read past end of {self.name!r}: offset {offset} + {n} bytes > size {size}")
         self.device._io_point("read", self)
         data = self.device._pread(self.name, offset, n)
-        self.device.stats.record("read", self.kind, n)
+        cache = self.device.page_cache
+        if cache is not None and cache.caches(self.kind) and cache.read(self.name, offset, n):
+            cache.hits.record_like(self.device.stats, "read", self.kind, n)  # the OS served it: no device IO
+        else:
+            self.device.stats.record("read", self.kind, n)
         return data
 
     def write(self, offset: int, data: bytes) -> None:
@@ -131,6 +135,8 @@ class File:
             raise ValueError(f"cannot truncate {self.name!r} to {size} bytes: it holds only {current}")
         self.device._io_point("truncate", self)
         self.device._truncate(self.name, size)
+        if self.device.page_cache is not None:
+            self.device.page_cache.forget(self.name, size)
         self.device._used -= current - size
 
     def close(self) -> None:
@@ -168,6 +174,7 @@ class Device(ABC):
         self._faults: list[_Fault] = []  # armed injected faults
         self.short_writes = False  # True: a write that does not fit writes what fits before raising ENOSPC
         self._generation = 0  # bumped by a crash; handles from an older generation are dead
+        self.page_cache = None  # the OS page cache its buffered reads pass (storage.page_cache), None: none
         self.capacity = capacity
 
     # -- capacity -------------------------------------------------------------------------------------------------
@@ -223,6 +230,8 @@ class Device(ABC):
         self._io_point("delete", None, name)
         self._used -= self._size(name)
         self._delete(name)
+        if self.page_cache is not None:
+            self.page_cache.forget(name)
 
     def rename(self, src: str, dst: str) -> None:
         """Atomically rename ``src`` to ``dst``, replacing any ``dst``; durable at once."""
@@ -234,6 +243,8 @@ class Device(ABC):
         if self._exists(dst):
             self._used -= self._size(dst)
         self._rename(src, dst)
+        if self.page_cache is not None:
+            self.page_cache.renamed(src, dst)
 
     def _require(self, name: str) -> None:
         if not self._exists(check_name(name)):
@@ -302,6 +313,8 @@ class Device(ABC):
         self._pwrite(file.name, offset, data)
         self._used += grow
         self.stats.record("write", file.kind, len(data))
+        if self.page_cache is not None and self.page_cache.caches(file.kind):
+            self.page_cache.wrote(file.name, offset, len(data))
 
     def _check_space(self, name: str, grow: int, operation: str, detail: str) -> None:
         """``NoSpaceError`` naming file ``name`` and ``operation`` if the files cannot grow by ``grow`` bytes;

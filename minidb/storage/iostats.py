@@ -166,6 +166,11 @@ class IOStats:
         else:
             raise ValueError(f"unknown IO op {op!r}; known ops: {', '.join(OPS)}")
 
+    def record_like(self, labels_of: IOStats, op: str, kind: str, nbytes: int = 0) -> None:
+        """Count as ``record`` does, under the cause and tag current in ``labels_of`` (another device's stats)."""
+        with self.cause(labels_of._cause), self.tag(labels_of._tag):
+            self.record(op, kind, nbytes)
+
     # -- reading ------------------------------------------------------------------------------------------------------
     def total(self, kind: str | None = None, cause: str | None = None, tag: str | None = None) -> IOCounts:
         """The sum of the counters whose labels match every label given (None matches anything)."""

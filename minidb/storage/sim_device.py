@@ -83,6 +83,8 @@ class SimDevice(Device):
         self._used = sum(len(f.data) for f in self._files.values())
         self._faults.clear()
         self._generation += 1
+        if self.page_cache is not None:
+            self.page_cache.clear()  # the machine's memory went with it
         self.crashes += 1
         self._lock_token = None  # the crashed process's lock died with it, as an OS lock does
 

@@ -48,6 +48,7 @@ from ..sim.series import intervals
 from ..sim.simulator import FOREGROUND_CAUSES, Simulator, Step
 from ..storage.iostats import IOCounts, IOStats
 from ..storage.models import DeviceModel, preset
+from ..storage.page_cache import PageCache
 from ..storage.sim_device import SimDevice
 from ..table import Table
 from ..transaction import CommitStats, Transaction
@@ -95,6 +96,8 @@ class Driver:
         self.seed = data.seed  # the run's seed, reported in the summary
         self.model = device_model(setup.device)  # turns counted IO into time
         self.storage = setup.storage if setup.storage is not None else SimDevice()  # holds the engine's files
+        if setup.page_cache_bytes:
+            self.storage.page_cache = PageCache(setup.page_cache_bytes)  # the OS's, in the RAM the caches leave
         self.cost = CostModel()  # turns counted work into CPU time
         self.clock = Clock(self.model, self.cost)  # simulated time, shared with the engine
         self.host = host  # the modelled server's machine and its clients
@@ -174,6 +177,11 @@ class Driver:
         counts = self.engine.work()
         return counts["cache_hits"], counts["cache_misses"]
 
+    def _os_cached(self) -> int:
+        """Bytes the OS page cache has served so far: reads that never reached the device."""
+        cache = self.storage.page_cache
+        return 0 if cache is None else cache.hits.total().read_bytes
+
     def rows(self) -> int:
         """Rows in the run's tables now."""
         return self.rows_before + sum(t.counts.rows_inserted - t.counts.rows_deleted for t in self.tables)
@@ -183,7 +191,7 @@ class Driver:
         if self.binlog is not None:
             self.binlog.flush()  # the load's partly filled group is written with the load
         self._mark = {
-            "cache": self._cache(), "io": self.storage.stats.snapshot(),
+            "cache": self._cache(), "io": self.storage.stats.snapshot(), "os_cached": self._os_cached(),
             "time": self.clock.now, "logical": self.commits.logical_bytes, "steps": len(self.sim.steps),
             "stall_log": len(self.clock.stall_log), "stalled": self.clock.stalled, "stalls": self.clock.stalls,
         }
@@ -231,6 +239,7 @@ class Driver:
             "serial_seconds_per_op": sum(s.serial_seconds for s in steps) / ops,
             "engine_serial_seconds_per_op": sum(s.engine_serial_seconds for s in steps) / ops,
             "binlog_kb_per_op": io.total(kind="binlog").write_bytes / 1024 / ops,
+            "page_cache_rkb_per_op": (self._os_cached() - mark["os_cached"]) / 1024 / ops,
             "bottleneck": _bottleneck(steps),
         }
         summary.update(extra or {})

@@ -7,8 +7,9 @@ A run is set up in two parts, kept apart because they change at different rates:
   configuration the engine's sizes are scaled from (``reference``), and the seed of every random choice. Two runs
   with equal data setups and equal workload counts load the same rows through the same engine;
 * **the measured run** (the rest of ``RunSetup``): the cache, the device model that turns counted IO into time, the
-  device holding the bytes, the modelled host's clients and cores, the width of the interval series, and the costs
-  of the server software above the engine (``server_model``).
+  device holding the bytes, the modelled host's clients and cores, the width of the interval series, the costs
+  of the server software above the engine (``server_model``), and the RAM the server leaves to the OS's page
+  cache (``page_cache_bytes``, ``minidb.storage.page_cache``).
 
 A sweep varies the second part over one first part (``dataclasses.replace(setup, cache_bytes=...)``), so a setup's
 ``data`` names exactly what a loaded database depends on::
@@ -57,6 +58,7 @@ class RunSetup:
     cores: int | None = None  # cores of the modelled host (None: the workload's own, its seed's server's)
     interval: float = 1.0  # seconds per row of the result's interval series
     server_model: ServerModel | None = None  # the server software's costs (None: the workload's own post's server)
+    page_cache_bytes: int = 0  # the OS page cache the LSM's tables are read through (storage.page_cache; 0: none)
 
     def host(self, cores: int, extra_clients: int = 0) -> Host:
         """The modelled host: the setup's clients, plus ``extra_clients``, on its cores, or on ``cores`` (the

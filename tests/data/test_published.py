@@ -104,6 +104,7 @@ SPECS: dict[str, Table | Quoted] = {
     "iostat_overstatement": Quoted(rows=1),
     "doublewrite_write_amp": Quoted(rows=1),
     "insert_benchmark_caches": Quoted(rows=3),
+    "insert_benchmark_ram": Quoted(rows=2),
     "myrocks_l0_slowdown": Quoted(rows=1),
     "compaction_stall_series": Quoted(rows=2),
     "insert_rate_series_by_compaction": Quoted(rows=1),

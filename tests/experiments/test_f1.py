@@ -209,3 +209,16 @@ def test_every_figure_of_the_seeds_table_has_a_claim(runs):
                   "In memory the B+tree writes KB per insert", "IO-bound the B+tree writes KB per insert",
                   "In memory the LSM writes KB per insert", "IO-bound the LSM writes KB per insert"):
         assert words in named
+
+
+def test_the_page_cache_serves_the_in_memory_lsms_reads_and_none_of_the_btrees(tiny):
+    # seed 000's RAM less the caches: in memory it holds the LSM's whole database, so its device reads nothing
+    mem = tiny.loc[("lsm", "in-memory")]
+    assert mem.rkb_per_op == 0 and mem.page_cache_rkb_per_op > 0
+    assert f1.page_cache_bytes("lsm", "in-memory", 20_000) > f1.estimated_db_bytes(20_000)
+    # IO-bound it is smaller than the database: some compaction reads still reach the device
+    io_bound = tiny.loc[("lsm", "io-bound")]
+    assert io_bound.rkb_per_op > 0
+    assert 0 < f1.page_cache_bytes("lsm", "io-bound", 20_000) < 0.25 * f1.estimated_db_bytes(20_000)
+    # InnoDB's files are opened with O_DIRECT: the B+tree reads nothing through it
+    assert (tiny.loc["btree"].page_cache_rkb_per_op == 0).all()
