@@ -4,12 +4,14 @@
   experiments) and ``DirDevice`` (a real directory).
 * ``IOStats``, ``IOCounts``: the counters, by file kind, cause and tag.
 * ``DeviceModel`` and ``preset(name)``: IOPS, bandwidth and latency of the devices in the source posts.
+* ``PageCache``: the operating system's page cache, which spares the device the reads of buffered files it holds.
 """
 
 from .device import IO_POINTS, Device, File
 from .dirdevice import DirDevice
 from .iostats import CAUSES, FILE_KINDS, IOCounts, IOStats
 from .models import PRESETS, DeviceModel, custom, preset
+from .page_cache import PageCache
 from .sim_device import SimDevice
 
 __all__ = [
@@ -23,6 +25,7 @@ __all__ = [
     "File",
     "IOCounts",
     "IOStats",
+    "PageCache",
     "SimDevice",
     "custom",
     "preset",
