@@ -50,11 +50,11 @@ class DefaultChangeBufferPolicy(ChangeBufferPolicy):
 
     def merge(self, records, entries):
         merged = dict(records)
-        for op, key, value in entries:
-            if op == PUT:
-                merged[key] = value
-            else:
+        for key, value in last_changes(entries).items():
+            if value is None:
                 merged.pop(key, None)
+            else:
+                merged[key] = value
         return sorted(merged.items())
 
     def __repr__(self) -> str:
@@ -62,6 +62,11 @@ class DefaultChangeBufferPolicy(ChangeBufferPolicy):
 
 
 DEFAULT_POLICY = DefaultChangeBufferPolicy()
+
+
+def last_changes(entries: list[tuple[str, bytes, bytes | None]]) -> dict[bytes, bytes | None]:
+    """Each key's last change among ``entries`` (oldest first): its value after a put, None after a delete."""
+    return {key: (value if op == PUT else None) for op, key, value in entries}
 
 
 def bufferable(unique: bool, op: str, record_bytes: int, leaf, entry_bytes: int, buffer_free: int) -> str | None:
