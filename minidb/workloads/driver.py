@@ -17,6 +17,8 @@ The summary's fields, all per operation of the workload (an insert, a transactio
 * ``db_bytes``: bytes the engine's files hold at the end; ``rows``: rows in the tables at the end;
 * ``cache_hit_rate``: the buffer pool's or block cache's hits / lookups in the phase (NaN if the engine does
   not report them);
+* ``page_cache_rkb_per_op``: KB the operating system's page cache served (``RunSetup.page_cache_bytes``), reads
+  that never reached the device and that iostat does not see (0 without a page cache);
 * ``stalls``, ``stalled_seconds``: write stalls; ``cpu_seconds_per_op`` (engine and server),
   ``server_cpu_seconds_per_op`` (the SQL layer's share), ``serial_seconds_per_op`` (the server's serial section),
   ``engine_serial_seconds_per_op`` (its part that is the engine's write path);
