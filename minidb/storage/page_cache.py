@@ -35,7 +35,7 @@ class PageCache:
     """The least recently used ``capacity_bytes`` of file pages of ``kinds`` (see the module docstring)."""
 
     def __init__(self, capacity_bytes: int, kinds: tuple[str, ...] = BUFFERED_KINDS) -> None:
-        if not isinstance(capacity_bytes, int) or capacity_bytes < 0:
+        if not isinstance(capacity_bytes, int) or isinstance(capacity_bytes, bool) or capacity_bytes < 0:
             raise ValueError(f"bad page cache size {capacity_bytes!r}: must be an int >= 0 (bytes)")
         self.capacity_pages = capacity_bytes // PAGE_BYTES  # most pages held
         self.kinds = frozenset(kinds)  # the file kinds read with buffered IO

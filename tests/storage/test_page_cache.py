@@ -104,6 +104,7 @@ def test_a_renamed_file_keeps_its_cached_pages_and_replaces_the_targets():
     assert device.stats.total().reads == 0
 
 
-def test_a_bad_size_is_refused_with_its_unit():
+@pytest.mark.parametrize("size", [-1, True, 1.5])
+def test_a_bad_size_is_refused_with_its_unit(size):
     with pytest.raises(ValueError, match="bytes"):
-        PageCache(-1)
+        PageCache(size)
