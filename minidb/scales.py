@@ -69,14 +69,8 @@ class Reference:
     db_bytes: float  # database size in that configuration (the LSM's, uncompressed, where the post gives it)
     cache_fraction: dict  # engine -> its cache bytes in the post's IO-bound configuration / db_bytes
     redo_fraction: float | None = None  # the B+tree's redo log bytes there / db_bytes (None: the post gives none)
-    ram_fraction: float | None = None  # the server's RAM there / db_bytes (None: the post gives none)
-
-    def page_cache_fraction(self, engine) -> float:
-        """What the server's RAM leaves the OS page cache beside ``engine``'s cache, over ``db_bytes`` (0 where
-        the post gives no RAM)."""
-        if self.ram_fraction is None:
-            return 0.0
-        return max(0.0, self.ram_fraction - self.cache_fraction[engines.sized_as(engine)])
+    ram_fraction: float | None = None  # the server's RAM there, over the database as cache_fraction is (None: none
+    # given); what it leaves beside the cache is the OS page cache (minidb.storage.page_cache)
 
 
 def engine_sizes(engine, db_bytes: float, reference: Reference, cache_bytes: int | None = None) -> EngineSizes:

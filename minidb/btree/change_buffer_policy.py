@@ -11,6 +11,9 @@ Both speak plain values, so a student's policy can run in the grader's sandbox:
   records it got back into the page, through its logged mini-transaction (``check_merged`` checks the answer's
   shape first).
 
+The engine's own policy is not asked through the plug point: change_buffer.py applies its rules (``bufferable``,
+``last_changes``) directly, with the same answers, without handing over every record of the leaf.
+
 This is exercise 04's seam (exercises/04_change_buffer).
 """
 

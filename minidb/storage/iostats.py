@@ -168,7 +168,7 @@ class IOStats:
 
     def record_like(self, labels_of: IOStats, op: str, kind: str, nbytes: int = 0) -> None:
         """Count as ``record`` does, under the cause and tag current in ``labels_of`` (another device's stats)."""
-        with self.cause(labels_of._cause), self.tag(labels_of._tag):
+        with self.cause(labels_of.current_cause), self.tag(labels_of.current_tag):
             self.record(op, kind, nbytes)
 
     # -- reading ------------------------------------------------------------------------------------------------------

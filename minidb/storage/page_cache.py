@@ -58,7 +58,9 @@ class PageCache:
     def read(self, name: str, offset: int, n: int) -> bool:
         """True if every page of ``n`` bytes at ``offset`` of ``name`` is cached (a hit, no device read); else
         False, and the pages are cached now, as the device's read brings them in."""
-        pages = range(offset // PAGE_BYTES, (offset + n - 1) // PAGE_BYTES + 1) if n else range(0)
+        if not n or not self.capacity_pages:
+            return False  # no pages to hold: the read is the device's, as without a cache
+        pages = range(offset // PAGE_BYTES, (offset + n - 1) // PAGE_BYTES + 1)
         lru = self._lru
         hit = all((name, p) in lru for p in pages)
         self._touch(name, pages)
@@ -70,7 +72,8 @@ class PageCache:
             self._touch(name, range(offset // PAGE_BYTES, (offset + n - 1) // PAGE_BYTES + 1))
 
     def forget(self, name: str, from_offset: int = 0) -> None:
-        """Drop the pages of ``name`` at or past ``from_offset`` (the file was deleted or truncated)."""
+        """Drop the pages of ``name`` wholly past ``from_offset`` (the file was deleted, or truncated there: the page
+        holding its last byte stays)."""
         held = self._pages.get(name)
         if not held:
             return
@@ -82,7 +85,8 @@ class PageCache:
             del self._pages[name]
 
     def renamed(self, src: str, dst: str) -> None:
-        """File ``src`` is now ``dst``: its cached pages go with it, and ``dst``'s old pages are dropped."""
+        """File ``src`` is now ``dst``: its cached pages go with it (as the most recently used, a simplification:
+        the engines rename no file of a cached kind), and ``dst``'s old pages are dropped."""
         self.forget(dst)
         held = self._pages.pop(src, None)
         if held:

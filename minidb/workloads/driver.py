@@ -98,8 +98,8 @@ class Driver:
         self.seed = data.seed  # the run's seed, reported in the summary
         self.model = device_model(setup.device)  # turns counted IO into time
         self.storage = setup.storage if setup.storage is not None else SimDevice()  # holds the engine's files
-        if setup.page_cache_bytes:
-            self.storage.page_cache = PageCache(setup.page_cache_bytes)  # the OS's, in the RAM the caches leave
+        # the OS's page cache, in the RAM the caches leave; none unless the setup gives one, whatever the storage had
+        self.storage.page_cache = PageCache(setup.page_cache_bytes) if setup.page_cache_bytes else None
         self.cost = CostModel()  # turns counted work into CPU time
         self.clock = Clock(self.model, self.cost)  # simulated time, shared with the engine
         self.host = host  # the modelled server's machine and its clients

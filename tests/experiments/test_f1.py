@@ -212,13 +212,22 @@ def test_every_figure_of_the_seeds_table_has_a_claim(runs):
 
 
 def test_the_page_cache_serves_the_in_memory_lsms_reads_and_none_of_the_btrees(tiny):
+    rows = int(tiny.rows.iloc[0])
     # seed 000's RAM less the caches: in memory it holds the LSM's whole database, so its device reads nothing
     mem = tiny.loc[("lsm", "in-memory")]
     assert mem.rkb_per_op == 0 and mem.page_cache_rkb_per_op > 0
-    assert f1.page_cache_bytes("lsm", "in-memory", 20_000) > f1.estimated_db_bytes(20_000)
-    # IO-bound it is smaller than the database: some compaction reads still reach the device
+    assert f1.page_cache_bytes("lsm", "in-memory", rows) > f1.estimated_db_bytes(rows)
+    # IO-bound it is smaller than the database: it serves some compaction reads, and the device reads the rest
     io_bound = tiny.loc[("lsm", "io-bound")]
-    assert io_bound.rkb_per_op > 0
-    assert 0 < f1.page_cache_bytes("lsm", "io-bound", 20_000) < 0.25 * f1.estimated_db_bytes(20_000)
+    assert io_bound.rkb_per_op > 0 and io_bound.page_cache_rkb_per_op > 0
+    assert 0 < f1.page_cache_bytes("lsm", "io-bound", rows) < 0.25 * f1.estimated_db_bytes(rows)
     # InnoDB's files are opened with O_DIRECT: the B+tree reads nothing through it
     assert (tiny.loc["btree"].page_cache_rkb_per_op == 0).all()
+
+
+def test_the_page_cache_is_the_rams_rest_beside_the_cache_the_run_has():
+    rows = 20_000
+    ram = f1.page_cache_bytes("lsm", "io-bound", rows, cache=0)
+    assert f1.page_cache_bytes("lsm", "io-bound", rows) == ram - f1.cache_bytes("lsm", "io-bound", rows)
+    assert f1.page_cache_bytes("lsm", "io-bound", rows, cache=ram + 1) == 0  # a cache of all the RAM leaves none
+    assert f1.page_cache_bytes("lsm", None, rows) == 0  # the cache grid: the cache is all the memory

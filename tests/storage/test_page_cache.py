@@ -49,11 +49,23 @@ def test_the_least_recently_used_page_goes_first_at_capacity_and_not_before():
     assert device.stats.total().reads == 1
 
 
-def test_a_page_cache_of_no_pages_caches_nothing():
-    device = device_with_cache(0)
+@pytest.mark.parametrize("n", [10, 0])
+def test_a_page_cache_of_no_pages_counts_as_no_cache_at_all(n):
+    counted = []
+    for device in (SimDevice(), device_with_cache(0)):
+        sst(device).read(0, n)
+        counted.append(device.stats)
+    assert counted[0] == counted[1] and counted[0].total().reads == 1
+
+
+def test_a_file_made_again_under_a_deleted_ones_name_is_read_from_the_device():
+    device = device_with_cache(8)
     f = sst(device)
-    f.read(0, 10)
-    assert device.stats.total().reads == 1 and device.page_cache.nbytes == 0
+    device.delete(f.name)
+    f = device.open(f.name, kind="sst", create=True)
+    f.allocate(PAGE_BYTES)  # bytes the new file has without a write through the cache
+    f.read(0, 1)
+    assert device.stats.total().reads == 1
 
 
 def test_only_the_kinds_read_with_buffered_io_are_cached():
