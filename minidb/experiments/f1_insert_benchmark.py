@@ -18,8 +18,9 @@ figures in the same columns and units, so a chart can put them side by side.
   would be a quarter of the 226 GB of 2 billion rows: 3.4 times the database, "all data cached".
 
 **The page cache.** The post gives each server's RAM "for the database and OS": 50 GB IO-bound, 256 GB in memory.
-What the database's cache leaves of it is the operating system's page cache, which MyRocks read its files through
-and InnoDB (``O_DIRECT``) did not (``minidb.storage.page_cache``). ``page_cache_bytes`` scales it like the caches;
+What the database's cache leaves of it is the operating system's page cache, which RocksDB reads its files through
+by default and InnoDB, as usually run (``O_DIRECT``), does not (``minidb.storage.page_cache``; the post gives
+neither setting). ``page_cache_bytes`` scales it like the caches;
 the run's ``page_cache_rkb_per_op`` is what it served, KB per insert that iostat never saw. In memory it holds the
 whole database, so MyRocks's compactions read nothing from the device; IO-bound it holds the files written last.
 
@@ -396,9 +397,10 @@ LSM_READS = ("our LSM's reads are its compactions reading back files the operati
              "measured")
 # What lets the in-memory LSM read nothing (shown where its claim does not hold).
 LSM_IN_PAGE_CACHE = ("the post's in-memory server had 256 GB of RAM beside 190 GB of caches, for a database about a "
-                     "quarter of 226 GB, so the operating system's page cache held every file MyRocks's compactions "
-                     "read, and iostat counted none of those reads; our LSM reads its files through the same page "
-                     "cache (minidb.storage.page_cache), scaled like the caches")
+                     "quarter of 226 GB, so the operating system's page cache could hold every file MyRocks's "
+                     "compactions read (RocksDB reads through it by default), and iostat counts none of those reads; "
+                     "our LSM reads its files through the same page cache (minidb.storage.page_cache), scaled like "
+                     "the caches")
 
 # Why our LSM writes less per insert than MyRocks (shown where the KB claim is outside 1.25x).
 LSM_WRITES_LESS = ("our LSM's runs end within seconds of simulated time with part of their compaction debt unpaid, "

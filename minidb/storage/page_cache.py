@@ -4,13 +4,13 @@ A database server's RAM holds more than the engine's own cache. What the engine'
 Linux fills with file pages the processes read and wrote, evicting the least recently used first. Whether an
 engine's reads gain from it is the engine's choice:
 
-* **InnoDB** opens its files with ``O_DIRECT`` (``innodb_flush_method=O_DIRECT``, the setting of the posts'
-  servers), so its buffer pool is the only cache its pages have;
-* **RocksDB** as MyRocks ran it in seed 000 read its SST files through the OS (``use_direct_reads`` was off, its
-  default), so a block missing from the block cache is often still in the page cache. Compaction's reads are the
-  clearest case: they skip the block cache, and they read files that flushes and compactions wrote shortly before.
-  Seed 000's IO-bound server had "50gb of RAM for the database and OS" beside a 10 GB block cache; its in-memory
-  server 256 GB beside 190 GB of caches.
+* **InnoDB** is usually run with ``innodb_flush_method=O_DIRECT``, so its buffer pool is the only cache its pages
+  have (the posts do not give the setting; this model assumes the usual one);
+* **RocksDB** reads its SST files through the OS unless told otherwise (``use_direct_reads`` is off by default), so a
+  block missing from the block cache is often still in the page cache. Compaction's reads are the clearest case:
+  they skip the block cache, and they read files that flushes and compactions wrote shortly before. Seed 000's
+  IO-bound server had "50gb of RAM for the database and OS" beside a 10 GB block cache; its in-memory server 256 GB
+  beside 190 GB of caches.
 
 A read of a cached kind whose pages are all in the cache never reaches the device: ``iostat`` does not see it, so
 the device's ``IOStats`` does not count it and it takes no device time. The cache counts it in its own ``hits``
