@@ -188,10 +188,10 @@ def doublewrite_w_amp() -> float:
     return float(data.load("doublewrite_write_amp").set_index("engine").w_amp["InnoDB"])
 
 
-# Why our LSM's lead in bytes written can differ from the post's (shown where it is outside 1.25x of it).
 # Why our LSM writes less per transaction at the smallest scale than at a larger one (shown where it is outside 1.25x).
 LSM_SHALLOW = ("at the smallest scale the LSM holds two levels below L0 and writes a fraction of its bytes per "
                "transaction at a larger scale")
+# Why our LSM's lead in bytes written can differ from the post's (shown where it is outside 1.25x of it).
 LSM_LEAST_LESS = ("the ratio divides two counts that each differ from the post's: our B+tree's KB per transaction with "
                   "4 KiB pages and our LSM's (which stands in ZSTD for MyRocks's zlib); chapter 4 sets each beside "
                   "InnoDB's and MyRocks's; " + LSM_SHALLOW)

@@ -33,7 +33,7 @@ from . import f4_cloud_iops as f4
 from ..sim.server import ServerModel
 from ..workloads import DataSetup, RunSetup, insert_benchmark
 from .calibration import calibrated_server
-from .claims import Claim, at_least, between, within
+from .claims import Claim, at_least, between, within, within_factor
 from .runner import sweep
 
 CLIENTS = (1, 2, 8, 16)  # of the post's 1, 2, 4, 8, 12, 16: both ends and the knee
@@ -146,7 +146,7 @@ def claims(results: dict[str, pd.DataFrame]) -> list[Claim]:
         p = pub1[name, "in-memory"]
         out.append(Claim.check(
             f"F1 in memory, {engines.get(engine).short}: inserts per second within 1.5x of {name}'s",
-            published=p, ours=ours1[engine, "in-memory"], band=between(p / TOLERANCE, p * TOLERANCE),
+            published=p, ours=ours1[engine, "in-memory"], band=within_factor(p, TOLERANCE),
             must_hold=("tiny",) if engine == "btree" else (),
             reason=BTREE_RATE if engine == "btree" else LSM_TOO_FAST))
     lsm3 = results["f3"][results["f3"].engine == "lsm"].sort_values("memory_gb").tps
