@@ -9,13 +9,15 @@ Each submission is graded by a pytest process of its own, in a folder of its own
     PRIVATE/submission/                  a copy of the submission (links refused: ``safecopy.py``)
     PRIVATE/results/results.json         what the run writes
 
+    PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 \\
     python -I -B -m pytest PRIVATE/exercise/NN_topic -c PRIVATE/exercise/pytest.ini --rootdir PRIVATE/exercise \\
-        -p no:cacheprovider -p no:xdist --sandbox --student PRIVATE/submission --gradescope-json ...
+        -p minidb.grading.plugin -p _hypothesis_pytestplugin --sandbox --student PRIVATE/submission ...
 
 Nothing the student wrote configures that process: its configuration file and root folder are the grader's own (a
 ``pytest.ini`` or ``conftest.py`` in the submission, or left in ``/tmp`` by an earlier submission, is never read),
 ``-I`` keeps the working folder and ``PYTHON*`` variables off its import path, and the submission is not on it
-either: its code runs only in the sandbox (``sandbox.py``). The run has a wall-clock limit that kills its whole
+either: its code runs only in the sandbox (``sandbox.py``). Of the installed pytest plugins, the run loads only the
+two the graded tests use, the grader's and hypothesis's. The run has a wall-clock limit that kills its whole
 process group, and its output goes to an unlinked file of which only the end is read.
 
 The grader trusts nothing the run reports beyond the test names and scores of its results.json, and clamps those:
@@ -36,7 +38,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .activation import plugin_args
 from .exercise import HIDDEN_TESTS, Exercise
 from .gradescope import read_results
 from .isolation import UNSAFE_FLAG
@@ -48,6 +49,10 @@ OUTPUT_TAIL = 300  # characters of a failed run's output kept as the reason
 OUTPUT_READ = 64 << 10  # bytes of a run's output ever read back: a flood of output stays on disk
 COPY_IGNORED = ("__pycache__", ".ipynb_checkpoints", "*.ipynb", ".pytest_cache")  # never copied from an exercise
 WAIT_STEP = 0.2  # seconds between a waiting run's calls to its ``waiting``
+# The grading run's plugins, named rather than loaded from every installed package's entry points. That also keeps
+# pytest from rewriting the asserts of the installed plugins' packages, the whole of minidb among them: a run with
+# -B keeps no cache of that rewrite, so every submission paid for it again (about half a second).
+PLUGINS = ("minidb.grading.plugin", "_hypothesis_pytestplugin")
 PYTEST_INI = "[pytest]\n# The grader's own configuration: nothing from a submission or a folder above configures the run.\n"
 
 
@@ -89,10 +94,11 @@ def pytest_command(folder: Path, student: Path, results: Path, test_timeout: flo
     its root ``folder``'s parent (``private_copy``)."""
     return [
         sys.executable, "-I", "-B", "-m", "pytest", str(folder), "-c", str(folder.parent / "pytest.ini"),
-        "--rootdir", str(folder.parent), *plugin_args(), "--sandbox", *([UNSAFE_FLAG] if unsafe else []),
+        "--rootdir", str(folder.parent), *(arg for plugin in PLUGINS for arg in ("-p", plugin)),
+        "--sandbox", *([UNSAFE_FLAG] if unsafe else []),
         "--student", str(student), "--gradescope-json", str(results), "--grading-timeout", f"{test_timeout:g}",
         *(["--grading-events", str(events)] if events is not None else []),
-        "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+        "-q", "-p", "no:cacheprovider",
     ]
 
 
@@ -102,6 +108,7 @@ def run_pytest(command: list[str], cwd: Path, timeout: float,
     of its output); ``waiting`` is called every fraction of a second while it runs. As root, whatever the run's
     sandboxes left (processes, files in shared folders) goes too."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")}
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # the command names its plugins (PLUGINS)
     with tempfile.TemporaryFile() as output:
         # A session of its own, so a timeout kills the whole process group.
         proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=output,

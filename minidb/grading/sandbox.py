@@ -59,7 +59,7 @@ from pathlib import Path
 from typing import Iterator
 
 from . import sandbox_server as wire
-from . import jail
+from . import jail, one_cpu
 from .exercise import HIDDEN_TESTS
 from .isolation import confinement, jail_command
 from .limits import MARKER, Limits, kill_marked, kill_user, remove_files, sandbox_user
@@ -165,6 +165,7 @@ class Sandbox:
         self.uid = sandbox_user()
         self.jailed = self.uid is not None and confinement().namespaces  # in its own namespaces (jail.py)
         self.marker = os.urandom(8).hex()
+        self.cpus: set[int] | None = None  # the grader's CPUs while the sandbox runs on its one (one_cpu.py)
 
     # -- the process -------------------------------------------------------------------------------------------
 
@@ -225,9 +226,16 @@ class Sandbox:
                      "preexec_fn": functools.partial(self.limits.apply, own_uid=self.uid is not None)}
             if self.uid is not None:
                 popen.update(user=self.uid, group=self.uid, extra_groups=[])
-        self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self.output,
-                                     stderr=subprocess.STDOUT, pass_fds=(to_child, to_parent),
-                                     start_new_session=True, **popen)
+        if self.cpus is None:
+            self.cpus = one_cpu.keep_to_current_cpu()  # before the start: the sandbox inherits the one CPU
+        try:
+            self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self.output,
+                                         stderr=subprocess.STDOUT, pass_fds=(to_child, to_parent),
+                                         start_new_session=True, **popen)
+        except BaseException:
+            one_cpu.restore(self.cpus)
+            self.cpus = None
+            raise
         os.close(to_child)
         os.close(to_parent)
         self.requests, self.replies = from_parent, from_child
@@ -256,6 +264,8 @@ class Sandbox:
         self.output.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
         self.proc = None
+        one_cpu.restore(self.cpus)
+        self.cpus = None
 
     def _where_running(self) -> str | None:
         """Where the sandbox's code is now: ``in your code:`` and the frames of the student's files, innermost last,
