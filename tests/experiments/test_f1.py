@@ -14,7 +14,8 @@ SECONDARIES = ("marketsegment", "registersegment", "pdc")
 
 @pytest.fixture(scope="module")
 def runs():
-    frame = f1.run("tiny", change_buffer=(True, False), cache_dir=False, progress=False)
+    # through the session's sweep cache, shared with the chapters (tests/conftest.py)
+    frame = f1.run("tiny", change_buffer=(True, False), progress=False)
     return frame[frame.change_buffer.isin([True, None])].set_index(["engine", "config"]), frame
 
 
@@ -147,7 +148,8 @@ def test_the_growth_claim_needs_a_run_with_the_growth_sweep(runs):
 # -- the explorable grid: caches as a share of the data, the change buffer on and off -------------------------------
 @pytest.fixture(scope="module")
 def cache_grid():
-    return f1.cache_grid("tiny", cache_dir=False, progress=False, executor=False)
+    # through the session's sweep cache, shared with the chapters (tests/conftest.py)
+    return f1.cache_grid("tiny", progress=False, executor=False)
 
 
 def test_the_cache_grid_has_every_engine_cache_and_change_buffer_setting(cache_grid):

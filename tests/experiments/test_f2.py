@@ -14,7 +14,8 @@ from results_csv import assert_written_whole
 
 @pytest.fixture(scope="module")
 def tiny():
-    return f2.run("tiny", cache_dir=False, progress=False)
+    # through the session's sweep cache, shared with the chapters (tests/conftest.py)
+    return f2.run("tiny", progress=False)
 
 
 def row(frame, engine, kb, doublewrite):

@@ -15,7 +15,8 @@ pytestmark = pytest.mark.xdist_group("f3")  # its module fixtures run once, on o
 
 @pytest.fixture(scope="module")
 def tiny():
-    return f3.run("tiny", cache_dir=False, progress=False)
+    # through the session's sweep cache, shared with the chapters (tests/conftest.py)
+    return f3.run("tiny", progress=False)
 
 
 def engine_rows(frame, engine):

@@ -13,7 +13,8 @@ pytestmark = pytest.mark.xdist_group("f4")  # its module fixtures run once, on o
 
 @pytest.fixture(scope="module")
 def tiny():
-    return f4.run("tiny", cache_dir=False, progress=False)
+    # through the session's sweep cache, shared with the chapters (tests/conftest.py)
+    return f4.run("tiny", progress=False)
 
 
 def tps(frame, engine, volume_type, iops):

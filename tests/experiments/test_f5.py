@@ -13,8 +13,9 @@ pytestmark = pytest.mark.xdist_group("f5")  # its module fixtures run once, on o
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    return f5.run("tiny", cache_dir=tmp_path_factory.mktemp("cache"), progress=False)
+def runs():
+    # through the session's sweep cache, shared with the chapters (tests/conftest.py)
+    return f5.run("tiny", progress=False)
 
 
 def test_claims_that_must_hold_at_tiny_hold(runs):

@@ -11,7 +11,8 @@ from results_csv import assert_written_whole
 
 @pytest.fixture(scope="module")
 def tiny():
-    return f6.run("tiny", cache_dir=False, progress=False, executor=False)
+    # through the session's sweep cache, shared with the chapters (tests/conftest.py)
+    return f6.run("tiny", progress=False, executor=False)
 
 
 def test_one_row_per_configuration_and_a_series_for_each(tiny):
@@ -70,7 +71,8 @@ def test_an_unknown_configuration_is_a_clear_error():
 # -- the explorable grid: the L0 slowdown trigger and the compaction style --------------------------------------------
 @pytest.fixture(scope="module")
 def trigger_series():
-    return f6.trigger_grid("tiny", cache_dir=False, progress=False, executor=False)
+    # through the session's sweep cache, shared with the chapters (tests/conftest.py)
+    return f6.trigger_grid("tiny", progress=False, executor=False)
 
 
 def test_the_trigger_grid_has_a_series_per_style_and_trigger(trigger_series):

@@ -12,7 +12,8 @@ pytestmark = pytest.mark.xdist_group("f7")  # its module fixtures run once, on o
 
 @pytest.fixture(scope="module")
 def tiny():
-    return f7.run("tiny", cache_dir=False, progress=False, executor=False)
+    # through the session's sweep cache, shared with the chapters (tests/conftest.py)
+    return f7.run("tiny", progress=False, executor=False)
 
 
 def session(tiny, behaviour):
@@ -91,7 +92,8 @@ def test_an_unknown_behaviour_is_a_clear_error():
 # -- the free-space grid: the session with more or less space free after the load ------------------------------------
 @pytest.fixture(scope="module")
 def free_grid():
-    return f7.free_space_grid("tiny", cache_dir=False, progress=False, executor=False)
+    # through the session's sweep cache, shared with the chapters (tests/conftest.py)
+    return f7.free_space_grid("tiny", progress=False, executor=False)
 
 
 def test_the_free_space_grid_has_every_behaviour_at_every_setting(free_grid):

@@ -11,7 +11,8 @@ from results_csv import assert_written_whole
 
 @pytest.fixture(scope="module")
 def tiny():
-    return f9.run("tiny", cache_dir=False, progress=False, executor=False)
+    # through the session's sweep cache, shared with the chapters (tests/conftest.py)
+    return f9.run("tiny", progress=False, executor=False)
 
 
 def test_one_row_per_pass_and_stop(tiny):

@@ -11,8 +11,9 @@ pytestmark = pytest.mark.xdist_group("real-engines")  # its module fixtures run 
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    return real.run("tiny", cache_dir=tmp_path_factory.mktemp("cache"), progress=False)
+def runs():
+    # through the session's sweep cache, shared with the chapters (tests/conftest.py)
+    return real.run("tiny", progress=False)
 
 
 def test_every_engine_shape_and_cache_is_run(runs):

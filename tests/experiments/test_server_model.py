@@ -11,7 +11,8 @@ pytestmark = pytest.mark.xdist_group("server-model")  # its module fixtures run 
 
 @pytest.fixture(scope="module")
 def tiny():
-    return sm.run("tiny", cache_dir=False, progress=False)
+    # through the session's sweep cache, shared with the chapters (tests/conftest.py)
+    return sm.run("tiny", progress=False)
 
 
 def test_the_calibration_is_fitted_once_on_seed_001_and_its_parameters_are_positive():
