@@ -1,8 +1,9 @@
 """How a new pytest run gets the grading plugin: by the package's ``pytest11`` entry point, or by ``-p``.
 
 Once the package is installed with its entry point, pytest loads the plugin by itself, and naming it again with
-``-p minidb.grading.plugin`` would register it twice (an error). Programs that start pytest (the bulk grader, the
-tests of the exercises) ask ``plugin_args()`` for the arguments to add.
+``-p minidb.grading.plugin`` would register it twice (an error). Programs that start pytest with the plugins it
+finds (the tests of the exercises) ask ``plugin_args()`` for the arguments to add; the grader turns autoload off
+and names its plugins itself (``grader.PLUGINS``).
 """
 
 from __future__ import annotations

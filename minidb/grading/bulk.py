@@ -17,6 +17,7 @@ as per-student feedback (``feedback.py``) and merged across exercises for an LMS
 
 from __future__ import annotations
 
+import queue
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from datetime import datetime
 from pathlib import Path
@@ -28,6 +29,7 @@ from .grader import Grade, GradedTests, grade_submission, graded_tests
 from .handins import Handin, handins, missing_times
 from .isolation import confinement
 from .late import LatePolicy
+from .one_cpu import spread
 from .roster import Student
 from .sandbox import require_private_hidden_tests
 from .submissions import Submission, find_submissions  # noqa: F401 - re-exported: the grader's inputs
@@ -79,13 +81,22 @@ def grade_all(
     require_private_hidden_tests(exercise.folder)  # ExposedHiddenTests (a ValueError) if others may read them
     tests = graded_tests(exercise, test_timeout, unsafe)
     grades: list[Grade] = []
-    # Threads are enough: each one only waits for its pytest process.
+    # Threads are enough: each one only waits for its pytest process. Each job keeps its runs to a CPU of its own
+    # (one_cpu.py), taken from ``cpus`` while it grades, so that the jobs spread over the machine.
+    cpus: queue.SimpleQueue = queue.SimpleQueue()
+    for cpu in spread(jobs):
+        cpus.put(cpu)
+
+    def graded(submission: Submission) -> Grade:
+        cpu = cpus.get()
+        try:
+            return grade_submission(exercise, submission, tests, test_timeout, submission_timeout, results_dir,
+                                    unsafe, cpu=cpu)
+        finally:
+            cpus.put(cpu)
+
     with ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {
-            pool.submit(grade_submission, exercise, h.submission, tests, test_timeout, submission_timeout,
-                        results_dir, unsafe): h
-            for h in found
-        }
+        futures = {pool.submit(graded, h.submission): h for h in found}
         with tqdm(total=len(futures), desc=f"grading {exercise.folder.name}", unit="submission",
                   disable=not progress) as bar:
             for future in as_completed(futures):

@@ -42,6 +42,7 @@ from .exercise import HIDDEN_TESTS, Exercise
 from .gradescope import read_results
 from .isolation import UNSAFE_FLAG
 from .limits import UID_BASE, kill_user, remove_files
+from .one_cpu import CPU_ENV
 from .submissions import Submission
 from .timelimit import DEFAULT_SUBMISSION_TIMEOUT, DEFAULT_TEST_TIMEOUT
 
@@ -102,13 +103,16 @@ def pytest_command(folder: Path, student: Path, results: Path, test_timeout: flo
     ]
 
 
-def run_pytest(command: list[str], cwd: Path, timeout: float,
-               waiting: Callable[[], None] | None = None) -> tuple[int | None, str]:
+def run_pytest(command: list[str], cwd: Path, timeout: float, waiting: Callable[[], None] | None = None,
+               cpu: int | None = None) -> tuple[int | None, str]:
     """Run ``command`` in ``cwd``: (exit code, or None if it ran past ``timeout`` seconds and was killed; the end
-    of its output); ``waiting`` is called every fraction of a second while it runs. As root, whatever the run's
-    sandboxes left (processes, files in shared folders) goes too."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")}
+    of its output); ``waiting`` is called every fraction of a second while it runs, and ``cpu`` is the CPU the run
+    and its sandbox keep to (``one_cpu.py``; None: the one it starts on). As root, whatever the run's sandboxes left
+    (processes, files in shared folders) goes too."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", CPU_ENV)}
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # the command names its plugins (PLUGINS)
+    if cpu is not None:
+        env[CPU_ENV] = str(cpu)
     with tempfile.TemporaryFile() as output:
         # A session of its own, so a timeout kills the whole process group.
         proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=output,
@@ -163,12 +167,13 @@ def grade_submission(
     events: Path | None = None,
     waiting: Callable[[], None] | None = None,
     public_only: bool = False,
+    cpu: int | None = None,
 ) -> Grade:
     """Grade one submission in its own pytest process and sandbox; a submission that cannot be graded gets zero and
     why. ``unsafe``: grade even where sandboxes cannot be confined (``isolation.py``); otherwise the run refuses
     there, and every test scores zero with that reason. ``minidb check`` also passes ``events`` (a file each test's
     start and end is appended to as it happens), ``waiting`` (called every fraction of a second) and
-    ``public_only`` (the hidden tests left out)."""
+    ``public_only`` (the hidden tests left out); the bulk grader passes ``cpu`` (``run_pytest``)."""
     grade = Grade(submission.student, {name: 0.0 for name in tests.points}, 0.0, tests.max_score)
     with tempfile.TemporaryDirectory(prefix="minidb-grade-") as tmp:
         tmp = Path(tmp)  # mode 0700: neither the sandbox's user nor other users may enter
@@ -180,7 +185,7 @@ def grade_submission(
         results_path = tmp / "results" / "results.json"
         folder = private_copy(exercise, tmp / "exercise", public_only)
         code, output = run_pytest(pytest_command(folder, student, results_path, test_timeout, unsafe, events),
-                                  folder.parent, submission_timeout, waiting)
+                                  folder.parent, submission_timeout, waiting, cpu)
         if code is None:
             grade.error = f"grading stopped after {submission_timeout:g} s (an infinite loop?)"
             return grade

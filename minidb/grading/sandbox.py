@@ -182,6 +182,9 @@ class Sandbox:
             status, *rest = self._receive()  # the import: the student's code runs, the time limit must apply
         except SubmissionCrashed as e:
             raise SubmissionError(f"importing {self.module} failed: {e}") from None
+        except BaseException as e:  # a time limit: the import may still be running, and must not run on
+            self._stop_after(e)
+            raise
         if status != "ok":
             name, message, _ = rest
             self.stop()
@@ -227,14 +230,14 @@ class Sandbox:
             if self.uid is not None:
                 popen.update(user=self.uid, group=self.uid, extra_groups=[])
         if self.cpus is None:
-            self.cpus = one_cpu.keep_to_current_cpu()  # before the start: the sandbox inherits the one CPU
+            self.cpus = one_cpu.keep_to_one_cpu()  # before the start: the sandbox inherits the one CPU
         try:
             self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self.output,
                                          stderr=subprocess.STDOUT, pass_fds=(to_child, to_parent),
                                          start_new_session=True, **popen)
         except BaseException:
-            one_cpu.restore(self.cpus)
-            self.cpus = None
+            cpus, self.cpus = self.cpus, None
+            one_cpu.restore(cpus)
             raise
         os.close(to_child)
         os.close(to_parent)
@@ -248,24 +251,40 @@ class Sandbox:
     def _stop(self) -> None:
         if self.proc is None:
             return
-        for fd in (self.requests, self.replies):
-            os.close(fd)
         try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        self.proc.wait()
-        if self.uid is not None:
-            kill_user(self.uid)  # a jail's files go with its namespace, once its last process is gone
-            if not self.jailed:
-                remove_files(self.uid)
-        else:
-            kill_marked(self.marker)
-        self.output.close()
-        shutil.rmtree(self.workdir, ignore_errors=True)
-        self.proc = None
-        one_cpu.restore(self.cpus)
-        self.cpus = None
+            for fd in (self.requests, self.replies):
+                os.close(fd)
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.proc.wait()
+            if self.uid is not None:
+                kill_user(self.uid)  # a jail's files go with its namespace, once its last process is gone
+                if not self.jailed:
+                    remove_files(self.uid)
+            else:
+                kill_marked(self.marker)
+            self.output.close()
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.proc = None
+        finally:  # the grader's CPUs come back even if the cleanup failed
+            cpus, self.cpus = self.cpus, None
+            one_cpu.restore(cpus)
+
+    def _stop_after(self, error: BaseException) -> None:
+        """Stop the sandbox after ``error`` interrupted a wait for its answer; a time limit's error first gets a
+        note of where the student's code was running. The limit's alarm repeats (for code that swallows it; the
+        student's code is not here to): once it has fired, it is turned off and a pending repeat dropped, or on a
+        loaded machine a repeat would replace the timeout with one raised inside the grader's cleanup. The time
+        limit restores its timer."""
+        with _no_alarm(drop=isinstance(error, GradingTimeout)):
+            if isinstance(error, GradingTimeout):
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                where = self._where_running()
+                if where:
+                    error.add_note(where)
+            self._stop()
 
     def _where_running(self) -> str | None:
         """Where the sandbox's code is now: ``in your code:`` and the frames of the student's files, innermost last,
@@ -361,16 +380,7 @@ class Sandbox:
             raise self._died() from None
         except BaseException as e:
             # A time limit interrupted the wait: the sandbox is still busy, and its next answer would be this one's.
-            # The limit's alarm repeats (for code that swallows it; the student's code is not here to): once it
-            # has fired, it is turned off and a pending repeat dropped, or on a loaded machine a repeat would
-            # replace the timeout with one raised inside the grader's cleanup. The time limit restores its timer.
-            with _no_alarm(drop=isinstance(e, GradingTimeout)):
-                if isinstance(e, GradingTimeout):
-                    signal.setitimer(signal.ITIMER_REAL, 0)
-                    where = self._where_running()
-                    if where:
-                        e.add_note(where)
-                self._stop()
+            self._stop_after(e)
             raise
         if reply[0] == "ok":
             return self._decode(reply[1])

@@ -1,5 +1,5 @@
-"""While a sandbox runs, the grading process and the sandbox keep to one CPU; when it stops, the grader gets its
-CPUs back (minidb/grading/one_cpu.py)."""
+"""While a sandbox runs, the grading process and the sandbox keep to one CPU (the bulk grader's choice, or the one
+it is on); when it stops, however it stops, the grader gets its CPUs back (minidb/grading/one_cpu.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,14 @@ import sys
 import pytest
 
 from minidb.grading import one_cpu
+from minidb.grading.grader import run_pytest
 from minidb.grading.sandbox import Sandbox
+from minidb.grading.timelimit import GradingTimeout, time_limit
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
                                 reason="needs CPU affinity and two CPUs")
+
+CPUS_IN_CHILD = "import os; print(sorted(os.sched_getaffinity(0)))"
 
 
 def test_current_cpu_is_one_this_process_may_run_on():
@@ -22,23 +26,51 @@ def test_current_cpu_is_one_this_process_may_run_on():
 
 def test_a_process_kept_to_its_cpu_starts_children_on_that_cpu_and_gets_its_cpus_back():
     before = os.sched_getaffinity(0)
-    taken = one_cpu.keep_to_current_cpu()
+    taken = one_cpu.keep_to_one_cpu()
     try:
         assert taken == before
         kept = os.sched_getaffinity(0)
         assert len(kept) == 1 and kept < before
-        child = subprocess.run([sys.executable, "-c", "import os; print(sorted(os.sched_getaffinity(0)))"],
-                               capture_output=True, text=True, check=True).stdout
-        assert child.strip() == str(sorted(kept))
+        child = subprocess.run([sys.executable, "-c", CPUS_IN_CHILD], capture_output=True, text=True, check=True)
+        assert child.stdout.strip() == str(sorted(kept))
     finally:
         one_cpu.restore(taken)
     assert os.sched_getaffinity(0) == before
 
 
-def test_restoring_nothing_changes_nothing():
+def test_the_bulk_graders_cpu_is_kept_to_if_allowed_and_ignored_if_not(monkeypatch):
+    before = os.sched_getaffinity(0)
+    last = max(before)
+    for named, kept in [(str(last), {last}), ("9999", None), ("two", None)]:
+        monkeypatch.setenv(one_cpu.CPU_ENV, named)
+        taken = one_cpu.keep_to_one_cpu()
+        try:
+            assert len(os.sched_getaffinity(0)) == 1
+            if kept is not None:
+                assert os.sched_getaffinity(0) == kept
+        finally:
+            one_cpu.restore(taken)
+        assert os.sched_getaffinity(0) == before
+
+
+def test_jobs_are_spread_over_the_cpus_in_turn():
+    cpus = sorted(os.sched_getaffinity(0))
+    spread = one_cpu.spread(2 * len(cpus) + 1)
+    assert spread[:len(cpus)] == cpus and spread[len(cpus):2 * len(cpus)] == cpus and spread[-1] == cpus[0]
+
+
+def test_restoring_nothing_or_a_set_no_longer_allowed_changes_nothing():
     before = os.sched_getaffinity(0)
     one_cpu.restore(None)
+    one_cpu.restore({10_000})  # no such CPU: the kernel refuses, the grader goes on
     assert os.sched_getaffinity(0) == before
+
+
+def test_a_grading_run_is_told_its_cpu_and_not_one_inherited(tmp_path, monkeypatch):
+    monkeypatch.setenv(one_cpu.CPU_ENV, "7")
+    show = [sys.executable, "-c", f"import os; print('cpu', os.environ.get({one_cpu.CPU_ENV!r}))"]
+    assert run_pytest(show, tmp_path, 60, cpu=1) == (0, "cpu 1\n")
+    assert run_pytest(show, tmp_path, 60) == (0, "cpu None\n")
 
 
 def test_a_sandbox_shares_the_graders_one_cpu_until_it_stops(tmp_path):
@@ -53,7 +85,22 @@ def test_a_sandbox_shares_the_graders_one_cpu_until_it_stops(tmp_path):
         assert module.cpus() == sorted(kept)
         sandbox.stop()
         assert os.sched_getaffinity(0) == before
-        assert module is not None and sandbox.root().cpus() == sorted(os.sched_getaffinity(0))  # a restart
+        assert sandbox.root().cpus() == sorted(os.sched_getaffinity(0))  # a restart keeps to one CPU again
     finally:
         sandbox.stop()
     assert os.sched_getaffinity(0) == before
+
+
+def test_an_import_past_its_time_limit_stops_the_sandbox_and_gives_the_cpus_back(tmp_path):
+    source = tmp_path / "spin.py"
+    source.write_text("while True:\n    pass\n")
+    before = os.sched_getaffinity(0)
+    sandbox = Sandbox("spin", source)
+    try:
+        with pytest.raises(GradingTimeout):
+            with time_limit(1, "the import ran past its time limit"):
+                sandbox.root()
+        assert sandbox.proc is None, "the spinning import was left running"
+        assert os.sched_getaffinity(0) == before
+    finally:
+        sandbox.stop()
