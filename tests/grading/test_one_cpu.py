@@ -73,34 +73,42 @@ def test_a_grading_run_is_told_its_cpu_and_not_one_inherited(tmp_path, monkeypat
     assert run_pytest(show, tmp_path, 60) == (0, "cpu None\n")
 
 
-def test_a_sandbox_shares_the_graders_one_cpu_until_it_stops(tmp_path):
-    source = tmp_path / "where.py"
-    source.write_text("import os\n\ndef cpus():\n    return sorted(os.sched_getaffinity(0))\n")
+@pytest.fixture
+def sandbox_of(tmp_path):
+    """Makes a Sandbox of a module ``name`` with source ``text``; stops them all at the end, when the grader must
+    have its CPUs back."""
     before = os.sched_getaffinity(0)
-    sandbox = Sandbox("where", source)
-    try:
-        module = sandbox.root()
-        kept = os.sched_getaffinity(0)
-        assert len(kept) == 1
-        assert module.cpus() == sorted(kept)
-        sandbox.stop()
-        assert os.sched_getaffinity(0) == before
-        assert sandbox.root().cpus() == sorted(os.sched_getaffinity(0))  # a restart keeps to one CPU again
-    finally:
+    made = []
+
+    def make(name: str, text: str) -> Sandbox:
+        source = tmp_path / f"{name}.py"
+        source.write_text(text)
+        made.append(Sandbox(name, source))
+        return made[-1]
+
+    yield make
+    for sandbox in made:
         sandbox.stop()
     assert os.sched_getaffinity(0) == before
 
 
-def test_an_import_past_its_time_limit_stops_the_sandbox_and_gives_the_cpus_back(tmp_path):
-    source = tmp_path / "spin.py"
-    source.write_text("while True:\n    pass\n")
+def test_a_sandbox_shares_the_graders_one_cpu_until_it_stops(sandbox_of):
     before = os.sched_getaffinity(0)
-    sandbox = Sandbox("spin", source)
-    try:
-        with pytest.raises(GradingTimeout):
-            with time_limit(1, "the import ran past its time limit"):
-                sandbox.root()
-        assert sandbox.proc is None, "the spinning import was left running"
-        assert os.sched_getaffinity(0) == before
-    finally:
-        sandbox.stop()
+    sandbox = sandbox_of("where", "import os\n\ndef cpus():\n    return sorted(os.sched_getaffinity(0))\n")
+    module = sandbox.root()
+    kept = os.sched_getaffinity(0)
+    assert len(kept) == 1
+    assert module.cpus() == sorted(kept)
+    sandbox.stop()
+    assert os.sched_getaffinity(0) == before
+    assert sandbox.root().cpus() == sorted(os.sched_getaffinity(0))  # a restart keeps to one CPU again
+
+
+def test_an_import_past_its_time_limit_stops_the_sandbox_and_gives_the_cpus_back(sandbox_of):
+    before = os.sched_getaffinity(0)
+    sandbox = sandbox_of("spin", "while True:\n    pass\n")
+    with pytest.raises(GradingTimeout):
+        with time_limit(1, "the import ran past its time limit"):
+            sandbox.root()
+    assert sandbox.proc is None, "the spinning import was left running"
+    assert os.sched_getaffinity(0) == before
