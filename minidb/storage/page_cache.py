@@ -60,7 +60,7 @@ class PageCache:
         False, and the pages are cached now, as the device's read brings them in."""
         if not n or not self.capacity_pages:
             return False  # no pages to hold: the read is the device's, as without a cache
-        pages = range(offset // PAGE_BYTES, (offset + n - 1) // PAGE_BYTES + 1)
+        pages = _pages_of(offset, n)
         lru = self._lru
         hit = all((name, p) in lru for p in pages)
         self._touch(name, pages)
@@ -69,7 +69,7 @@ class PageCache:
     def wrote(self, name: str, offset: int, n: int) -> None:
         """``n`` bytes at ``offset`` of ``name`` were written: their pages are cached (most recently used)."""
         if n:
-            self._touch(name, range(offset // PAGE_BYTES, (offset + n - 1) // PAGE_BYTES + 1))
+            self._touch(name, _pages_of(offset, n))
 
     def forget(self, name: str, from_offset: int = 0) -> None:
         """Drop the pages of ``name`` wholly past ``from_offset`` (the file was deleted, or truncated there: the page
@@ -121,3 +121,8 @@ class PageCache:
                 del self._pages[old]
         if not held and name in self._pages:
             del self._pages[name]
+
+
+def _pages_of(offset: int, n: int) -> range:
+    """The numbers of the pages that ``n`` (> 0) bytes at ``offset`` touch."""
+    return range(offset // PAGE_BYTES, (offset + n - 1) // PAGE_BYTES + 1)

@@ -6,17 +6,22 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
-from minidb.grading import one_cpu
-from minidb.grading.grader import run_pytest
+from minidb.grading import bulk, one_cpu
+from minidb.grading.exercise import default_root, find_exercise
+from minidb.grading.grader import Grade, GradedTests, run_pytest
 from minidb.grading.sandbox import Sandbox
+from minidb.grading.submissions import Submission
 from minidb.grading.timelimit import GradingTimeout, time_limit
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2,
                                 reason="needs CPU affinity and two CPUs")
 
+BLOOM = find_exercise(default_root(), "01")
 CPUS_IN_CHILD = "import os; print(sorted(os.sched_getaffinity(0)))"
 
 
@@ -112,3 +117,27 @@ def test_an_import_past_its_time_limit_stops_the_sandbox_and_gives_the_cpus_back
             sandbox.root()
     assert sandbox.proc is None, "the spinning import was left running"
     assert os.sched_getaffinity(0) == before
+
+
+def test_the_bulk_graders_jobs_each_grade_on_a_cpu_of_their_own(tmp_path, monkeypatch):
+    jobs = len(os.sched_getaffinity(0))
+    running, seen = set(), []
+    lock = threading.Lock()
+
+    def grade_on(exercise, submission, tests, *args, cpu=None, **kwargs):
+        with lock:
+            assert cpu not in running, "two jobs at once on one CPU"
+            running.add(cpu)
+            seen.append(cpu)
+        time.sleep(0.05)  # long enough for the jobs to overlap
+        with lock:
+            running.discard(cpu)
+        return Grade(submission.student, {"t": 1.0}, 1.0, 1.0)
+
+    monkeypatch.setattr(bulk, "graded_tests", lambda *args, **kwargs: GradedTests({"t": 1.0}))
+    monkeypatch.setattr(bulk, "grade_submission", grade_on)
+    monkeypatch.setattr(bulk, "require_private_hidden_tests", lambda folder: None)
+    submissions = [Submission(f"s{i}", (tmp_path / f"s{i}.py",)) for i in range(4 * jobs)]
+    frame = bulk.grade_all(BLOOM, submissions, jobs=jobs, progress=False, unsafe=True)
+    assert len(frame) == len(submissions)
+    assert sorted(set(seen)) == sorted(one_cpu.spread(jobs))
