@@ -27,6 +27,7 @@ more than its points.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -34,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,13 +108,14 @@ def run_pytest(command: list[str], cwd: Path, timeout: float, waiting: Callable[
                cpu: int | None = None) -> tuple[int | None, str]:
     """Run ``command`` in ``cwd``: (exit code, or None if it ran past ``timeout`` seconds and was killed; the end
     of its output); ``waiting`` is called every fraction of a second while it runs, and ``cpu`` is the CPU the run
-    and its sandbox keep to (``one_cpu.py``; None: the one it starts on). As root, whatever the run's sandboxes left
-    (processes, files in shared folders) goes too."""
+    and its sandbox keep to (``one_cpu.py``; None: the one it starts on). The run's temporary files go when it ends,
+    even if it was killed; as root, whatever its sandboxes left (processes, files in shared folders) goes too."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", CPU_ENV)}
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # the command names its plugins (PLUGINS)
     if cpu is not None:
         env[CPU_ENV] = str(cpu)
-    with tempfile.TemporaryFile() as output:
+    with tempfile.TemporaryFile() as output, _scratch() as scratch:
+        env["TMPDIR"] = scratch  # the sandboxes' folders too: a run killed before it cleans up leaves them there
         # A session of its own, so a timeout kills the whole process group.
         proc = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=output,
                                 stderr=subprocess.STDOUT, start_new_session=True)
@@ -129,6 +131,18 @@ def run_pytest(command: list[str], cwd: Path, timeout: float, waiting: Callable[
         size = output.seek(0, os.SEEK_END)
         output.seek(max(0, size - OUTPUT_READ))
         return code, output.read().decode("utf-8", "replace")
+
+
+@contextlib.contextmanager
+def _scratch() -> Iterator[str]:
+    """A temporary folder for one grading run, removed with all in it when the run ends, however it ends. Mode
+    0711: a sandbox that runs as its own user reaches its own folder inside, but no one lists what is there."""
+    path = tempfile.mkdtemp(prefix="minidb-run-")
+    try:
+        os.chmod(path, 0o711)
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _wait(proc: subprocess.Popen, timeout: float, waiting: Callable[[], None] | None) -> int:

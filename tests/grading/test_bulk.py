@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import time
 import zipfile
 
@@ -104,9 +105,13 @@ def test_minidb_grade_writes_the_right_grades(class_folder, tmp_path, capsys):
     assert "grading 01_bloom" in printed.err, "the progress bar"
 
 
-def test_wall_clock_limit_stops_what_the_test_limit_cannot(tmp_path):
+def test_wall_clock_limit_stops_what_the_test_limit_cannot(tmp_path, monkeypatch):
     # The per-test limit is generous here; the submission's whole run is not.
-    # It swallows every alarm, so only killing the process stops it.
+    # It swallows every alarm, so only killing the process stops it: its sandbox's folder must go all the same.
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.setenv("TMPDIR", str(temp))
     (tmp_path / "mallory.py").write_text(
         "import time\nwhile True:\n    try:\n        time.sleep(100)\n    except BaseException:\n        pass\n"
     )
@@ -117,6 +122,7 @@ def test_wall_clock_limit_stops_what_the_test_limit_cannot(tmp_path):
     assert time.monotonic() - start < 20
     assert (grade.total, grade.max_score, grade.scores) == (0, 1.0, {"test_bloom.py::test_name": 0.0})
     assert grade.error == "grading stopped after 4 s (an infinite loop?)"
+    assert list(temp.iterdir()) == []
 
 
 def test_find_submissions(tmp_path):
