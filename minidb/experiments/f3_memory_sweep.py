@@ -17,8 +17,8 @@ data: 70 GB is MyRocks's uncompressed size in the post, the size our estimate (k
 them) stands for (``minidb.scales.TPCC_MEMORY_SWEEP``). Both engines get the same cache at each point, as in the
 post, and the LSM's memtable and level sizes scale from the same reference. The LSM compresses with LZ4, as the
 post's MyRocks. The runs use the device model of the seed's own SSD, a SATA Samsung SM863, from its data sheet
-(``minidb.storage.models.sm863``): it reads at random three times faster than it writes, and its 520 MB/s are a
-quarter of the ``nvme`` model's.
+(``minidb.storage.models.sm863``): it reads at random three times faster than it writes, and its 520 MB/s are
+less than half the ``nvme`` model's.
 
 **The server.** Every transaction pays the calibrated server's CPU per statement and per row (``minidb.sim.server``,
 fitted to this post's CPU use at its largest memory: ``minidb.experiments.calibration``) on 56 cores, with the
