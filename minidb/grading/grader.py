@@ -42,7 +42,7 @@ from pathlib import Path
 from .exercise import HIDDEN_TESTS, Exercise
 from .gradescope import read_results
 from .isolation import UNSAFE_FLAG
-from .limits import UID_BASE, kill_user, remove_files
+from .limits import RUN_ENV, UID_BASE, kill_marked, kill_user, remove_files
 from .one_cpu import CPU_ENV
 from .submissions import Submission
 from .timelimit import DEFAULT_SUBMISSION_TIMEOUT, DEFAULT_TEST_TIMEOUT
@@ -112,6 +112,7 @@ def run_pytest(command: list[str], cwd: Path, timeout: float, waiting: Callable[
     even if it was killed; as root, whatever its sandboxes left (processes, files in shared folders) goes too."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", CPU_ENV)}
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # the command names its plugins (PLUGINS)
+    env[RUN_ENV] = run = os.urandom(8).hex()  # its sandboxes' markers start with it (limits.kill_marked)
     if cpu is not None:
         env[CPU_ENV] = str(cpu)
     with tempfile.TemporaryFile() as output, _scratch() as scratch:
@@ -128,6 +129,7 @@ def run_pytest(command: list[str], cwd: Path, timeout: float, waiting: Callable[
         if os.geteuid() == 0:  # the run's sandboxes ran as this uid (limits.sandbox_user)
             kill_user(UID_BASE + proc.pid)
             remove_files(UID_BASE + proc.pid)
+        kill_marked(run)  # sandboxes that share our uid: a killed run never stopped them, and they left its session
         size = output.seek(0, os.SEEK_END)
         output.seek(max(0, size - OUTPUT_READ))
         return code, output.read().decode("utf-8", "replace")
@@ -137,12 +139,9 @@ def run_pytest(command: list[str], cwd: Path, timeout: float, waiting: Callable[
 def _scratch() -> Iterator[str]:
     """A temporary folder for one grading run, removed with all in it when the run ends, however it ends. Mode
     0711: a sandbox that runs as its own user reaches its own folder inside, but no one lists what is there."""
-    path = tempfile.mkdtemp(prefix="minidb-run-")
-    try:
+    with tempfile.TemporaryDirectory(prefix="minidb-run-", ignore_cleanup_errors=True) as path:
         os.chmod(path, 0o711)
         yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 def _wait(proc: subprocess.Popen, timeout: float, waiting: Callable[[], None] | None) -> int:

@@ -11,7 +11,9 @@
 * ``kill_user(uid)`` then ends every process of that uid at once (``kill(-1, SIGKILL)`` from a process running as
   the uid: the kernel signals all of them, with no list that a fork could race), and ``remove_files(uid)`` the
   files it left where anyone may write (``/tmp``, ``/var/tmp``, ``/dev/shm``). Without root, the fallback is
-  ``kill_marked(marker)``: every process whose environment carries the sandbox's marker, found in ``/proc``.
+  ``kill_marked(marker)``: every process whose environment carries the sandbox's marker, found in ``/proc``. A
+  sandbox's marker starts with its grading run's id (``RUN_ENV``), so the grader can also sweep every sandbox of a
+  run it killed, which never got to stop its own.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import Path
 
 UID_BASE = 1_500_000_000  # sandbox uids: far above any real account's; plus the grading process's pid (< 2**22)
 MARKER = "MINIDB_SANDBOX"  # the environment variable every sandbox process inherits, for the non-root sweep
+RUN_ENV = "MINIDB_GRADING_RUN"  # a grading run's id, given to its pytest process: the start of its sandboxes' markers
 SHARED_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")  # where any user may leave files behind
 
 
@@ -108,14 +111,15 @@ def remove_files(uid: int, roots: tuple[str, ...] = SHARED_FOLDERS) -> list[str]
 
 
 def kill_marked(marker: str) -> None:
-    """SIGKILL every process whose environment holds ``MARKER=marker`` (the sweep when sandboxes share our uid)."""
+    """SIGKILL every process whose environment holds a ``MARKER`` starting with ``marker``: one sandbox's whole
+    marker, or a grading run's id (the sweep when sandboxes share our uid)."""
     needle = f"{MARKER}={marker}".encode()
     for _ in range(2):
         for proc in Path("/proc").iterdir():
             if not proc.name.isdigit() or int(proc.name) == os.getpid():
                 continue
             try:
-                if needle in (proc / "environ").read_bytes().split(b"\0"):
+                if any(entry.startswith(needle) for entry in (proc / "environ").read_bytes().split(b"\0")):
                     os.kill(int(proc.name), signal.SIGKILL)
             except (OSError, ProcessLookupError):
                 continue  # gone already, or not ours to read

@@ -62,7 +62,7 @@ from . import sandbox_server as wire
 from . import jail, one_cpu
 from .exercise import HIDDEN_TESTS
 from .isolation import confinement, jail_command
-from .limits import MARKER, Limits, kill_marked, kill_user, remove_files, sandbox_user
+from .limits import MARKER, RUN_ENV, Limits, kill_marked, kill_user, remove_files, sandbox_user
 from .safecopy import UnsafeSubmission, copy_submission
 from .student import FRAMES_SHOWN, NOT_THE_STUDENTS, YOUR_CODE, SubmissionError
 from .timelimit import GradingTimeout
@@ -164,7 +164,7 @@ class Sandbox:
         self.home = ""  # the student's folder as the sandbox's Python names it (set by each start)
         self.uid = sandbox_user()
         self.jailed = self.uid is not None and confinement().namespaces  # in its own namespaces (jail.py)
-        self.marker = os.urandom(8).hex()
+        self.marker = os.environ.get(RUN_ENV, "") + os.urandom(8).hex()  # its run's id first (limits.py)
         self.cpus: set[int] | None = None  # the grader's CPUs while the sandbox runs on its one (one_cpu.py)
 
     # -- the process -------------------------------------------------------------------------------------------

@@ -126,8 +126,9 @@ def nvme() -> DeviceModel:
     """The 'fast SSD' server of seed 000: several NVMe NAND devices. Its IOPS cap is the page-read rate the post
     gives it (insert_benchmark_devices.csv); its bandwidth, which the post does not give, is the most its runs moved
     on it (``most_moved_mb``: InnoDB-5.7 in memory wrote 1,163 MB/s). That figure is a lower bound of the device's
-    bandwidth, taken as the cap because the post's in-memory InnoDB-5.7 was held by its device: on the slow SSD it
-    inserted at less than half the rate, moving less than half the MB/s."""
+    bandwidth; taking it as the cap is this model's assumption. It rests on the post: InnoDB's in-memory rate "is
+    limited by the rate at which the redo log is written", and on the slow SSD InnoDB-5.7 inserted at 0.46 of the
+    rate and moved 0.46 of the MB/s, as a run held by its device would."""
     return DeviceModel(
         name="nvme",
         iops=int(_ssd("fast-ssd").page_reads_per_sec),  # seed 000 says "more than" this: the cap is a lower bound

@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from minidb.grading.limits import MARKER, Limits, kill_marked, kill_user, sandbox_user
+from minidb.grading.grader import run_pytest
+from minidb.grading.limits import MARKER, RUN_ENV, Limits, kill_marked, kill_user, sandbox_user
 from minidb.grading.sandbox import sandbox_python
 
 
@@ -48,6 +49,21 @@ def test_kill_marked_ends_a_daemon_carrying_the_marker():
         assert _alive(bystander), "a process with another marker was killed"
     finally:
         kill_marked("other")
+
+
+def test_a_grading_run_killed_at_its_limit_takes_its_sandboxes_daemons_with_it(tmp_path):
+    """A run killed at its wall-clock limit never stops its sandboxes, which left its session; the grader sweeps
+    every process whose marker starts with the run's id, whatever its uid."""
+    pidfile = tmp_path / "daemon.pid"
+    code = ("import os, subprocess, sys, time\n"
+            f"env = dict(os.environ, {MARKER}=os.environ['{RUN_ENV}'] + 'f00d')\n"
+            "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], env=env,"
+            " start_new_session=True)\n"
+            f"open({str(pidfile)!r}, 'w').write(str(p.pid))\n"
+            "time.sleep(60)\n")
+    exit_code, _ = run_pytest([sys.executable, "-c", code], tmp_path, timeout=3)
+    assert exit_code is None, "the run was killed at its limit"
+    assert _wait_dead(int(pidfile.read_text()))
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="running as another uid needs root")
