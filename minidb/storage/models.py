@@ -16,8 +16,8 @@ Cloud volumes count a large request as several IOs (EBS counts SSD IOs in units 
 
 Presets (``preset(name, ...)``) describe the devices of the source posts. Their IOPS and bandwidth caps and prices
 are the posts' numbers, loaded from data/ where they are checked against the posts; what the posts do not give
-(latencies, EBS's IO unit) is a constant here that names its own source. Where a post names its
-device (seed 001's Samsung SM863), the preset is that device's data sheet.
+(latencies, EBS's IO unit) is a constant here that names its own source. Where a post names its device (seed 001's
+Samsung SM863), the preset is that device's data sheet.
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ def test_a_grading_run_killed_at_its_limit_takes_its_sandboxes_daemons_with_it(t
     every process whose marker starts with the run's id, whatever its uid."""
     pidfile = tmp_path / "daemon.pid"
     code = ("import os, subprocess, sys, time\n"
-            f"env = dict(os.environ, {MARKER}=os.environ['{RUN_ENV}'] + 'f00d')\n"
+            f"env = dict(os.environ, {MARKER}=os.environ.get('{RUN_ENV}', '') + 'f00d')\n"
             "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], env=env,"
             " start_new_session=True)\n"
             f"open({str(pidfile)!r}, 'w').write(str(p.pid))\n"
