@@ -28,6 +28,15 @@ def test_one_row_per_engine_and_volume_with_the_columns_in_order(tiny):
     assert len(tiny) == len(f4.ENGINES) * len(f4.VOLUMES)
 
 
+def test_every_run_writes_the_posts_binary_log_in_groups(tiny):
+    # The post's my.cnf: log-bin, synced every 1000 commits; a group of commits is one write, so a transaction
+    # costs a fraction of a binlog write, never more than its writes.
+    assert f4.BINLOG == {"binlog": True, "sync_binlog": 1000}
+    assert (tiny.binlog_writes_per_txn > 0).all()
+    assert (tiny.binlog_writes_per_txn < 1).all()
+    assert (tiny.binlog_writes_per_txn < tiny.writes_per_txn).all()
+
+
 @pytest.mark.parametrize("engine", f4.ENGINES)
 def test_throughput_grows_with_the_iops_bought(engine, tiny):
     io1 = tiny[(tiny.engine == engine) & (tiny.volume_type == "io1")].sort_values("iops")
