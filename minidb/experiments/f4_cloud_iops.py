@@ -18,11 +18,12 @@ chart compares throughput as a share of the B+tree's on the largest io1 volume, 
 
 **The post's settings.** The post links its author's deployment files (github.com/vadimtk/terraform-ansible-percona:
 the InnoDB and MyRocks my.cnf templates as committed on 2018-08-02, the month of the post, with the 27 GB block cache
-of its table). What they set, the runs here keep: 16 KiB data blocks (``minidb.scales.PAGE_SIZE``), LZ4 on every
-level, the log synced at every commit (``innodb_flush_log_at_trx_commit=1``, RocksDB's WAL synced per write), the
-doublewrite buffer on, the binary log on and synced every 1000 commits (``BINLOG``), and direct reads for both
-engines (``O_DIRECT_NO_FSYNC``, ``rocksdb_use_direct_reads=ON``), so no operating system page cache serves either
-(none is modelled here, unlike in chapter 3). One differs: MyRocks kept its index and filter blocks in its block
+of its table, and its run script). What they set, the runs here keep: 32 sysbench threads (``CLIENTS``), 16 KiB
+data blocks (``minidb.scales.PAGE_SIZE``), LZ4 on every level, InnoDB's 8 GB redo log (``REDO_FRACTION``), the log
+synced at every commit (``innodb_flush_log_at_trx_commit=1``, RocksDB's WAL synced per write), the doublewrite
+buffer on, the binary log on and synced every 1000 commits (``BINLOG``), and direct reads for both engines
+(``O_DIRECT_NO_FSYNC``, ``rocksdb_use_direct_reads=ON``), so no operating system page cache serves either (none is
+modelled here, unlike in chapter 3). One differs: MyRocks kept its index and filter blocks in its block
 cache (``cache_index_and_filter_blocks=1``), beside its data blocks, where our LSM keeps them pinned outside it, so
 the whole cache holds data blocks.
 
@@ -41,28 +42,31 @@ from .. import data, engines
 from .. import scales
 from ..sim.bottleneck import in_words
 from ..storage.models import gp2, io1
+from ..units import GIB
 from ..workloads import DataSetup, RunSetup
 from ..workloads.loaded import LoadedData
 from ..workloads.tpcc import ONE_ITEM_TABLE, estimated_db_bytes, load_tpcc, reads_by_table, tpcc_from, tpcc_load_key
-from .calibration import calibrated_server, clients
+from .calibration import calibrated_server
 from .claims import Claim, at_most, between, within, within_factor
 from .images import Load
 from .runner import sweep
 
 ENGINES = engines.NAMES
 INSTANCE = "c5.9xlarge"  # the post's server, a row of its cost table
-# The post's server has 36 vCPUs (AWS's c5 instance types: a c5.9xlarge has 36). The post does not say how many
-# sysbench threads it ran; the runs use the rule of chapter 5's sweep (minidb.experiments.calibration.clients: the
-# share of its hardware threads seed 001's server kept busy), and count the threads as the cores the calibrated CPU
-# seconds are in.
+# The post's server has 36 vCPUs (AWS's c5 instance types: a c5.9xlarge has 36), counted as the cores the calibrated
+# CPU seconds are in. Its clients are the sysbench threads of the run script in the post's deployment files
+# (run_tpcc.sh: "tpcc.lua ... --time=3600 --threads=32 --tables=50 --scale=100").
 SERVER_THREADS = 36
-CLIENTS = clients(SERVER_THREADS)
+CLIENTS = 32
 # The post's volumes: (volume type, IOPS); its gp2 volume is 3.4 TB, which AWS gives 10,000 IOPS.
 VOLUMES = (("io1", 5000), ("io1", 10000), ("io1", 15000), ("io1", 20000), ("io1", 30000), ("gp2", 10000))
 LEAST_IOPS = 5000  # the smallest io1 volume, where the IOPS bought hold both engines
 MOST_IOPS = 30000  # the largest io1 volume
 # The post's binary log (its deployment files' my.cnf: log-bin, binlog_format=ROW, sync_binlog=1000).
 BINLOG = dict(binlog=True, sync_binlog=1000)
+# InnoDB's redo log in the same my.cnf (innodb_log_file_size=4G x innodb_log_files_in_group=2), over its 471 GB as
+# the cache is: the B+tree's redo log is that share of the run's estimated data.
+REDO_FRACTION = 2 * 4 * GIB / scales.TPCC.db_bytes
 GP2_SIZE_GB = 3400  # seed 003: "huge gp2 volumes: 3400GB, as this volume provides guaranteed 10000 IOPS"
 IO1_SIZE_GB = 1000  # seed 003's cost table: 1TB io1 volumes
 
@@ -96,15 +100,17 @@ def instance_usd_per_year() -> float:
     return float(table.total_usd_per_year[INSTANCE])
 
 
-def data_setup(engine: str, scale: str, seed: int = 0) -> DataSetup:
-    """What shapes the database of ``engine``'s runs: the same on every volume."""
-    # seed 003: MyRocks with LZ4 on all levels; ValueError naming the engines if unknown
-    return DataSetup(engine, scale=scale, seed=seed, engine_options=engines.get(engine).supported(compression="lz4"))
+def data_setup(engine: str, warehouses: int, scale: str, seed: int = 0) -> DataSetup:
+    """What shapes the database of ``engine``'s runs of ``warehouses`` warehouses: the same on every volume."""
+    # seed 003: MyRocks with LZ4 on all levels; InnoDB's redo log; ValueError naming the engines if unknown
+    redo = scales.redo_log_bytes(REDO_FRACTION, estimated_db_bytes(warehouses, scale, seed))
+    options = engines.get(engine).supported(compression="lz4", redo_log_bytes=redo)
+    return DataSetup(engine, scale=scale, seed=seed, engine_options=options)
 
 
 def load_point(engine: str, warehouses: int, scale: str, seed: int = 0, **_) -> Load:
     """The load a point measures: ``engine``'s ``warehouses`` warehouses, whatever the volume."""
-    data = data_setup(engine, scale, seed)
+    data = data_setup(engine, warehouses, scale, seed)
     return Load(tpcc_load_key(data, warehouses), functools.partial(load_tpcc, data, warehouses))
 
 

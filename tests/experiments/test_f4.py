@@ -2,9 +2,10 @@
 
 import pytest
 
-from minidb import engines
+from minidb import engines, scales
 from minidb.experiments import claims
 from minidb.experiments import f4_cloud_iops as f4
+from minidb.workloads.tpcc import estimated_db_bytes
 
 from results_csv import assert_written_whole
 
@@ -68,6 +69,16 @@ def test_published_has_the_seed_table_and_its_costs():
     assert row.tps_vs_btree_best == pytest.approx(132.66 / 753.86)
     assert row.usd_per_year_per_ktps == pytest.approx((7881 + 5400) / 0.13266)
     assert sorted(zip(pub.volume_type, pub.iops)) == sorted(f4.VOLUMES * 2)
+
+
+def test_the_btrees_redo_log_is_the_posts_share_of_the_data():
+    # The post's my.cnf: 2 x 4 GB of redo for 471 GB of InnoDB data, scaled like the cache; the LSM has no redo log.
+    size = scales.tpcc("small")
+    btree = f4.data_setup("btree", size.warehouses, "small").engine_options
+    share = btree["redo_log_bytes"] / estimated_db_bytes(size.warehouses, "small")
+    assert share == pytest.approx(8 * 2**30 / 471e9, rel=1e-3)
+    assert "redo_log_bytes" not in f4.data_setup("lsm", size.warehouses, "small").engine_options
+    assert f4.data_setup("btree", 1, "tiny").engine_options["redo_log_bytes"] == scales.MIN_REDO_BYTES
 
 
 def test_same_seed_same_numbers(tiny):
