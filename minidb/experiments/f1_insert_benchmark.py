@@ -369,6 +369,8 @@ IN_MEMORY_PAGE_WRITES = ("the page writes are those the redo log forces: as a sh
                          "out the leaves dirtied since, twice with the doublewrite buffer; at the smallest scale the "
                          "log's floor of 64 pages is larger than its share, so it wraps less often; chapter 3 sweeps "
                          "the log's size")
+
+
 def in_memory_pace(mem: pd.Series, pub: pd.DataFrame) -> str:
     """What held our in-memory B+tree (``mem``: its run; ``pub``: ``published()`` by engine and config), in the
     words of the reasons of F1's rate claims."""

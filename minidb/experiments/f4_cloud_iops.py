@@ -23,9 +23,9 @@ data blocks (``minidb.scales.PAGE_SIZE``), LZ4 on every level, InnoDB's 8 GB red
 synced at every commit (``innodb_flush_log_at_trx_commit=1``, RocksDB's WAL synced per write), the doublewrite
 buffer on, the binary log on and synced every 1000 commits (``BINLOG``), and direct reads for both engines
 (``O_DIRECT_NO_FSYNC``, ``rocksdb_use_direct_reads=ON``), so no operating system page cache serves either (none is
-modelled here, unlike in chapter 3). One differs: MyRocks kept its index and filter blocks in its block
-cache (``cache_index_and_filter_blocks=1``), beside its data blocks, where our LSM keeps them pinned outside it, so
-the whole cache holds data blocks.
+modelled here, unlike in chapter 3). One differs: MyRocks kept its index and filter blocks in its block cache
+(``cache_index_and_filter_blocks=1``), beside its data blocks, where our LSM keeps them pinned outside it, so the
+whole cache holds data blocks.
 
 **One load per engine.** Each engine's database is loaded once (``load_point``) and every volume measures a copy
 of it (``minidb.workloads.loaded``), reopened on that volume's model: the run starts from a closed database with a
