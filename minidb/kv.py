@@ -11,7 +11,8 @@ match the order of the columns.
 Writes are either single (``put``, ``delete``) or grouped in a ``WriteBatch`` applied atomically by ``write``:
 after a crash either all of a batch's changes are there or none is. A write is *acknowledged* when the call
 returns; whether an acknowledged write survives a crash depends on the engine's sync policy, and every write that
-was synced survives.
+was synced survives. Under a server's group commit (``set_group_commit``) the server acknowledges a commit only
+after the ``sync_log`` of its group.
 
 **Keyspaces** are created with ``create_keyspace(name, unique=...)`` (a put to a keyspace that does not exist
 creates it, unique); ``unique`` is the one keyspace option: ``False`` marks a non-unique secondary index, whose
@@ -135,6 +136,15 @@ class Engine(ABC):
     def __exit__(self, *exc) -> None:
         """Close the engine when the ``with`` block ends, normally or with an error."""
         self.close()
+
+    def set_group_commit(self, on: bool) -> None:
+        """Let a server's group commit make commits durable, ``sync_log`` once per group, where the engine's sync
+        policy syncs at every commit (MySQL 5.7's binlog flush stage; ``minidb.sim.server``); ``on`` False takes the
+        syncs back. An engine without a log ignores it."""
+
+    def sync_log(self) -> None:
+        """Write and sync the log up to the last write where group commit holds the commits' syncs back (a group
+        commit's flush stage); nothing to do otherwise (a log synced at each commit, or left to the OS)."""
 
     @abstractmethod
     def close(self) -> None:

@@ -388,6 +388,20 @@ class BTreeEngine(Engine):
         with self.failures.guard(), self.device.stats.cause("checkpoint"):
             self.free_check.sharp()
 
+    def set_group_commit(self, on: bool) -> None:
+        """Leave the redo log's commit syncs (``redo_sync="commit"``) to the server's group commit, ``sync_log``
+        once per group (redo_log.py), or (``on`` False) take them back."""
+        self.redo.group_commit = bool(on)
+
+    def sync_log(self) -> None:
+        """Write and sync the redo log up to the last commit, if group commit holds the commits' syncs back: a
+        binlog group's flush stage. A failed write stops the engine, as any failed redo write does (failures.py)."""
+        self.failures.check_writable()
+        if not self.redo.defers_syncs:
+            return  # the commits synced as their policy says (or never, under "none")
+        with self.failures.guard():
+            self.redo.sync()
+
     def resume(self) -> None:
         """Restart a stopped engine in place once space is back: recover from the tablespace and the redo log, as a
         reopen would, so nothing acknowledged is lost. The recovery's error if it fails again (the disk still full);

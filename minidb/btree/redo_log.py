@@ -39,6 +39,12 @@ batch of many groups still costs one log write at commit.
 N)`` at every Nth, ``"none"`` never at commit. Whatever the policy, a page is written only once the log is durable
 up to the page's LSN (``flush_up_to``, the write-ahead rule), which may force a sync.
 
+**Group commit** (``group_commit = True``, set by a server with the binary log on): a ``"commit"`` commit leaves its
+groups in the log buffer, and the server's flush stage writes and syncs the buffer once for the whole group of
+commits (``sync``), as MySQL 5.7 flushes InnoDB's redo for every prepared transaction of a binlog group
+(sql/binlog.cc, ``MYSQL_BIN_LOG::process_flush_stage_queue``: ``ha_flush_logs``). A commit is then acknowledged
+by the server once its group is flushed, not when ``commit`` returns.
+
 **Read-only** (``read_only=True``, for a read-only open): recovery reads the log as usual but deletes and cuts
 nothing, and groups appended afterwards (a rollback's, a read's change-buffer merges) stay in memory: ``write`` and
 ``sync`` drop the buffer instead of writing it, as a read-only engine's changes are never to be durable.
@@ -150,6 +156,7 @@ class RedoLog:
         self.checkpoint_lsn = 0  # recovery starts here
         self.checkpoint_seq = 0  # sequence number of the last checkpoint block written
         self.commits = 0  # client commits so far (for the every-N policy)
+        self.group_commit = False  # "commit" syncs wait for the server's group commit (see the module docstring)
         self.groups = 0  # groups appended since open
         self._unsynced: list = []  # files written since their last sync
         self._buffer = bytearray()  # the log buffer: groups appended but not yet written to the last file
@@ -330,10 +337,13 @@ class RedoLog:
             self._unsynced.append(f)
 
     def commit(self, group) -> tuple[int, int]:
-        """Append the group that ends a client batch, write the log buffer, and sync if the policy says so.
-        ``group`` None: a batch that changed nothing, whose commit writes (and syncs) the groups before it."""
+        """Append the group that ends a client batch, write the log buffer, and sync if the policy says so (under
+        group commit, a ``"commit"`` policy leaves both to the server's ``sync``). ``group`` None: a batch that
+        changed nothing, whose commit writes (and syncs) the groups before it."""
         lsns = self.append(group) if group is not None else (self.lsn, self.lsn)
         self.commits += 1
+        if self.defers_syncs:
+            return lsns
         try:
             self.write()
             if self.mode == "commit" or (self.mode == "every" and self.commits % self.every == 0):
@@ -351,6 +361,11 @@ class RedoLog:
                     pass
             raise
         return lsns
+
+    @property
+    def defers_syncs(self) -> bool:
+        """True while commits leave their syncs to the server's group commit (a ``"commit"`` policy under it)."""
+        return self.group_commit and self.mode == "commit"
 
     def unappend(self, start_lsn: int) -> None:
         """Remove the last group (which starts at ``start_lsn``) after its commit failed to write or sync."""

@@ -83,6 +83,7 @@ class LSMEngine(Engine):
         self._last_write_memory = 0  # bytes held at the peak of the last commit: the batch plus its memtable copy
         self.closed = False  # True after close()
         self.read_only = db.read_only  # opened for reading only: every write raises ReadOnlyError
+        self.group_commit = False  # the server's group commit syncs the WAL (set_group_commit)
         self.failures = Failures(self)  # what a failed write does, a stop (failures.py)
         # One writer per database: a read-write open holds the device's LOCK until close (a read-only one writes
         # nothing, so it needs none, as RocksDB's OpenForReadOnly).
@@ -161,6 +162,34 @@ class LSMEngine(Engine):
             if failures.acknowledged(exc, batch):
                 return
             raise
+
+    def set_group_commit(self, on: bool) -> None:
+        """Leave the WAL's per-write syncs (``wal_sync="write"``) to the server's group commit, ``sync_log`` once per
+        group (wal.py), or (``on`` False) take them back."""
+        self.failures.check_open()
+        if self.read_only:
+            return
+        if on and (self.db.on_wal_write_error != "read_only" or self.db.reproduce_2018_disk_full_bug):
+            raise ValueError("group commit of the WAL keeps the default disk-full behaviour only: open the engine "
+                             "with on_wal_write_error='read_only' and without reproduce_2018_disk_full_bug")
+        self.group_commit = bool(on)
+        self.wal_files.writer.group_commit = self.group_commit
+
+    def sync_log(self) -> None:
+        """Write and sync the WAL up to the last write, if group commit holds the writes' syncs back: a binlog
+        group's flush stage. A failed write turns the engine read-only until ``resume()``, as a failed WAL write
+        does; the group's records wait for the next ``sync_log``."""
+        self.failures.check_open()
+        wal = self.wal_files.writer  # None when read_only
+        if wal is None or not wal.defers_syncs:
+            return  # the writes synced as their policy says (or as it leaves to the OS)
+        with self.device.stats.cause("foreground"):
+            try:
+                wal.sync(self.last_sequence)
+            except OSError as exc:
+                self.counters["wal_write_errors"] += 1
+                self.scheduler.error = f"WAL write to {wal.name} failed: {exc}"
+                raise
 
     def _write(self, batch: WriteBatch) -> None:
         if self.scheduler.error is not None:

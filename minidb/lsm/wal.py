@@ -9,6 +9,13 @@ family, the oldest WAL still needed: its *log number*).
 ``"none"`` never syncs on its own (a crash loses what the OS had not written). Whatever the policy, a WAL is synced
 in full before the next WAL receives its first record, and on close.
 
+**Group commit** (``group_commit = True``, set by a server with the binary log on): under ``"write"``, a batch's
+record waits in memory, and the server's flush stage writes the records of the whole group in one append and syncs
+them (``sync``), as MySQL 5.7 flushes the engines' logs once per binlog group (sql/binlog.cc,
+``MYSQL_BIN_LOG::process_flush_stage_queue``: ``ha_flush_logs``; MyRocks's prepare then leaves the WAL unsynced,
+its test ``2pc_group_commit`` counting fewer WAL syncs than commits). A batch is then acknowledged by the server
+once its group is flushed. A failed group append is cut back and its records stay waiting for the next ``sync``.
+
 **Failures.** A batch is one append. A full disk may still let part of it through (a short write, as POSIX
 ``write(2)`` does: ``Device.short_writes``); the writer then cuts the file back to where the record began
 (``truncate``), so no half record is left for a later record to follow, and the client's error means "not
@@ -134,6 +141,8 @@ class WalWriter:
         self.unsynced = 0  # batches appended since the last sync
         self.synced_seq = 0  # largest sequence number known durable in this WAL or an older one
         self.cut_failed_appends = cut_failed_appends  # take back what a failed append left (see the module doc)
+        self.group_commit = False  # "write" records wait for the server's group commit (see the module docstring)
+        self._waiting = bytearray()  # under group commit: framed records not yet in the file (the end of ``size``)
         self._pending = header.encode()  # the header record, until it is in the file
         try:
             self._append_header()
@@ -150,6 +159,7 @@ class WalWriter:
             before = (self.header.predecessor, self.header.predecessor_size)
         wal = WalWriter(self.device, WalHeader(number, *before, *manifest), self.sync_policy, self.cut_failed_appends)
         wal.synced_seq = last_seq
+        wal.group_commit = self.group_commit
         return wal
 
     def _append_header(self) -> None:
@@ -166,6 +176,13 @@ class WalWriter:
         Raises OSError if the batch could not be written (or made durable as the policy requires); the error's
         ``record_kept`` attribute is True in the one case the record nevertheless stayed in the file.
         """
+        if self._grouped():
+            data, block_offset = self.writer.encode(payload)
+            self._waiting += data
+            self.size += len(data)
+            self.writer.commit(block_offset)
+            self.unsynced += batch
+            return
         header = self._pending
         if header is not None:  # the header, then the batch, in one write
             framing = LogWriter(self.size)
@@ -216,6 +233,27 @@ class WalWriter:
         except OSError:
             pass
 
+    @property
+    def defers_syncs(self) -> bool:
+        """True while batches leave their syncs to the server's group commit (a ``"write"`` policy under it)."""
+        return self.group_commit and self.sync_policy == "write"
+
+    def _grouped(self) -> bool:
+        """True while a record waits for the group in memory: ``defers_syncs``, with the header already in the file
+        (a header still pending goes with a direct append, as without group commit)."""
+        return self.defers_syncs and self._pending is None
+
+    def _write_waiting(self) -> None:
+        """Append the records waiting for group commit in one write; on failure cut it back and keep them waiting."""
+        start = self.file.size
+        try:
+            self.file.append(self._waiting)
+        except OSError:
+            if self.file.size != start:
+                self.file.truncate(start)
+            raise
+        self._waiting.clear()
+
     def _sync_due(self) -> bool:
         if self.sync_policy == "write":
             return True
@@ -224,6 +262,8 @@ class WalWriter:
         return self.unsynced >= self.sync_policy[1]
 
     def _sync(self, last_seq: int) -> None:
+        if self._waiting:
+            self._write_waiting()
         self.file.sync()
         self.unsynced = 0
         self.synced_size = self.size

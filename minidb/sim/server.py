@@ -13,7 +13,11 @@ to every workload beside the engine's counted work (``minidb.sim.simulator``):
   ``binlog.000001`` through the storage layer, so that iostat's figures include them as the posts' did. Group
   commit (MySQL 5.6+): the commits that arrive while one group is being written join the next group, so a group
   holds at most one commit per client (``Binlog``); a group is one write, and ``sync_binlog=N`` syncs every N-th
-  group (0: never, the operating system writes it back).
+  group (0: never, the operating system writes it back). Before it writes a group, the flush stage writes and syncs
+  the engine's log for the whole group (MySQL 5.7, sql/binlog.cc: ``process_flush_stage_queue`` calls
+  ``ha_flush_logs``, "We flush prepared records of transactions to the log of storage engine (for example, InnoDB
+  redo log) in a group right before flushing them to binary log"): an engine that would sync its log at every
+  commit syncs it once per group instead (``Engine.set_group_commit``, ``Engine.sync_log``).
 * **The serial section** (time that no number of clients or cores shortens): the binlog's flush and sync stages
   run one group at a time under their mutexes (``LOCK_log``, ``LOCK_sync``), and commits are made in binlog order
   (``binlog_order_commits``, on by default). Per commit: ``commit_serial_seconds`` (the log mutex changing hands);
@@ -143,9 +147,10 @@ class Binlog:
     ``flush()`` writes a partly filled group (at the end of a run).
     """
 
-    def __init__(self, device: Device, model: ServerModel) -> None:
+    def __init__(self, device: Device, model: ServerModel, flush_engine_log=lambda: None) -> None:
         self.device = device  # where the binlog file lives; its IOStats count the writes under cause binlog
         self.model = model  # binlog, sync_binlog, group_commit_max
+        self.flush_engine_log = flush_engine_log  # the engine's sync_log, called by the flush stage of each group
         self.file = device.open(BINLOG_FILE, "binlog", create=True)
         self.groups = 0  # groups written
         self.syncs = 0  # groups synced
@@ -165,9 +170,11 @@ class Binlog:
             self.flush()
 
     def flush(self) -> None:
-        """Write the open group, if any, and sync it when ``sync_binlog`` says so."""
+        """Write the engine's log and then the open group, if any, and sync the group when ``sync_binlog`` says
+        so."""
         if not self._pending:
             return
+        self.flush_engine_log()
         with self.device.stats.cause("binlog"):
             self.file.append(bytes(self._pending_bytes))  # the events' size; nothing reads their content back
             self.groups += 1

@@ -113,7 +113,10 @@ class Driver:
         self._engine_units = [u for u in self.cost.units if u not in TABLE_WORK]  # work the engine counts
         # the SQL layer's and the binlog's costs: the setup's, else the workload's (``server``), else none at all
         self.server_model = setup.server(server if server is not None else ServerModel.none())
-        self.binlog = Binlog(self.storage, self.server_model) if self.server_model.binlog else None  # None: log_bin off
+        self.binlog = None  # None: log_bin off
+        if self.server_model.binlog:  # its flush stage syncs the engine's log once per group (minidb.sim.server)
+            self.engine.set_group_commit(True)
+            self.binlog = Binlog(self.storage, self.server_model, self.engine.sync_log)
         self.sim = Simulator(self.storage, self.clock, self.host, cost=self.cost, work=self._work,
                              server_model=self.server_model, serial_work=self.engine.serial_work)
         self._mark: dict | None = None  # counters at start_measuring()

@@ -5,11 +5,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
+from minidb import engines
 from minidb.sim import Clock, CostModel, Host, Simulator
 from minidb.sim.server import (BINLOG_FILE, COMMIT_EVENTS_BYTES, ROWS_EVENT_BYTES, ROWS_EVENT_HEADER, Binlog,
                                ServerModel, binlog_bytes)
 from minidb.storage import SimDevice, preset
-from minidb.workloads import DataSetup, RunSetup, insert_benchmark
+from minidb.workloads import DataSetup, RunSetup, insert_benchmark, sysbench
 
 SSD = preset("slow-ssd")
 
@@ -32,6 +33,32 @@ def test_a_group_of_one_commit_per_client_shares_one_write_and_one_sync(clients)
     log.commit(clients, 100)  # N + 1: a second group opens
     log.flush()
     assert device.stats.total(kind="binlog").syncs == 2
+
+
+@pytest.mark.parametrize("clients", [1, 2, 16])
+def test_the_flush_stage_flushes_the_engines_log_once_per_group_before_the_binlog(clients):
+    device = SimDevice()
+    calls = []
+    log = Binlog(device, ServerModel(binlog=True, sync_binlog=1),
+                 lambda: calls.append(device.stats.total(kind="binlog").writes))
+    for _ in range(clients - 1):  # N - 1 commits: no group is flushed yet
+        log.commit(clients, 100)
+    assert calls == []
+    log.commit(clients, 100)  # the N-th: the engine's log first, then the group's one binlog write
+    assert calls == [0] and device.stats.total(kind="binlog").writes == 1
+    log.flush()  # no commit waits: nothing to flush
+    assert calls == [0]
+
+
+@pytest.mark.parametrize("engine,kind", [("lsm", "wal"), ("btree", "redo")])
+def test_with_the_binlog_an_engine_that_syncs_every_commit_syncs_once_per_group(engine, kind):
+    data = DataSetup(engine, seed=3, engine_options=engines.get(engine).preset("sync-on-commit"))
+    runs = {binlog: sysbench(RunSetup(data, clients=4, server_model=ServerModel(binlog=binlog)), 2000, 100)
+            for binlog in (False, True)}
+    groups = runs[True].io.total(kind="binlog", cause="binlog").writes
+    synced_off, synced_on = (runs[b].io.total(kind=kind).syncs for b in (False, True))
+    assert groups >= 5 and synced_off >= 3 * groups  # without the binlog: a sync per writing commit
+    assert synced_on <= synced_off / 2  # with it: once per group of 4 commits (and where the engine needs one)
 
 
 def test_group_commit_max_caps_the_group_and_sync_binlog_syncs_every_nth_group():
