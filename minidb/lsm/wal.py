@@ -14,7 +14,9 @@ record waits in memory, and the server's flush stage writes the records of the w
 them (``sync``), as MySQL 5.7 flushes the engines' logs once per binlog group (sql/binlog.cc,
 ``MYSQL_BIN_LOG::process_flush_stage_queue``: ``ha_flush_logs``; MyRocks's prepare then leaves the WAL unsynced,
 its test ``2pc_group_commit`` counting fewer WAL syncs than commits). A batch is then acknowledged by the server
-once its group is flushed. A failed group append is cut back and its records stay waiting for the next ``sync``.
+once its group is flushed. A WAL started meanwhile (a sealed memtable's successor) writes its header with its first
+group, not with a write and a sync of its own: until then it is an empty file, as when a full disk held its header
+back. A failed group append is cut back and its records stay waiting for the next ``sync``.
 
 **Failures.** A batch is one append. A full disk may still let part of it through (a short write, as POSIX
 ``write(2)`` does: ``Device.short_writes``); the writer then cuts the file back to where the record began
@@ -30,7 +32,8 @@ the WAL was started. Each WAL thus vouches for the one before it and for the MAN
 a WAL that is missing, cut, emptied, extended, swapped or replaced by an older copy, and a MANIFEST cut or rolled
 back, from the headers of the WALs that follow. The header is written and synced when the WAL is created (one small
 append and one sync per WAL), so that the WAL exists durably from its start and the MANIFEST's next edit can
-require it; on a full disk the header waits for the first batch's append. After every MANIFEST edit the WAL being
+require it; on a full disk the header waits for the first batch's append, and under group commit for the first
+group's. After every MANIFEST edit the WAL being
 written gets a **mark** (``ManifestMark``: the MANIFEST's number and size with that edit), one small append synced
 with the next batch, so that edits made since the WAL started are vouched for too.
 
@@ -125,10 +128,11 @@ class WalWriter:
     """Appends batch payloads to one new WAL file under a sync policy; see the module docstring.
 
     ``header`` is what the WAL vouches for (its ``number`` is this WAL's); it is written at once if the device takes
-    it, else with the first batch.
+    it, else with the first batch (under ``group_commit``, with the first group).
     """
 
-    def __init__(self, device, header: WalHeader, sync: str | tuple, cut_failed_appends: bool = True) -> None:
+    def __init__(self, device, header: WalHeader, sync: str | tuple, cut_failed_appends: bool = True,
+                 group_commit: bool = False) -> None:
         self.device = device  # where the file lives
         self.header = header  # what its first record says
         self.number = header.number  # file number
@@ -141,9 +145,13 @@ class WalWriter:
         self.unsynced = 0  # batches appended since the last sync
         self.synced_seq = 0  # largest sequence number known durable in this WAL or an older one
         self.cut_failed_appends = cut_failed_appends  # take back what a failed append left (see the module doc)
-        self.group_commit = False  # "write" records wait for the server's group commit (see the module docstring)
+        self.group_commit = group_commit  # "write" records wait for the server's group commit (module docstring)
         self._waiting = bytearray()  # under group commit: framed records not yet in the file (the end of ``size``)
         self._pending = header.encode()  # the header record, until it is in the file
+        if self.defers_syncs:  # the header waits for the first group, which writes it with its records
+            self._pending = None
+            self._buffer(header.encode())
+            return
         try:
             self._append_header()
             self._sync(self.synced_seq)
@@ -157,9 +165,9 @@ class WalWriter:
             before = (self.number, self.size)
         else:  # nothing in this one, not even its header: the new one vouches for the WAL this one followed
             before = (self.header.predecessor, self.header.predecessor_size)
-        wal = WalWriter(self.device, WalHeader(number, *before, *manifest), self.sync_policy, self.cut_failed_appends)
+        wal = WalWriter(self.device, WalHeader(number, *before, *manifest), self.sync_policy, self.cut_failed_appends,
+                        self.group_commit)
         wal.synced_seq = last_seq
-        wal.group_commit = self.group_commit
         return wal
 
     def _append_header(self) -> None:
@@ -177,10 +185,7 @@ class WalWriter:
         ``record_kept`` attribute is True in the one case the record nevertheless stayed in the file.
         """
         if self._grouped():
-            data, block_offset = self.writer.encode(payload)
-            self._waiting += data
-            self.size += len(data)
-            self.writer.commit(block_offset)
+            self._buffer(payload)
             self.unsynced += batch
             return
         header = self._pending
@@ -242,6 +247,13 @@ class WalWriter:
         """True while a record waits for the group in memory: ``defers_syncs``, with the header already in the file
         (a header still pending goes with a direct append, as without group commit)."""
         return self.defers_syncs and self._pending is None
+
+    def _buffer(self, payload: bytes) -> None:
+        """Frame ``payload`` as the next record and keep it waiting for the group's write."""
+        data, block_offset = self.writer.encode(payload)
+        self._waiting += data
+        self.size += len(data)
+        self.writer.commit(block_offset)
 
     def _write_waiting(self) -> None:
         """Append the records waiting for group commit in one write; on failure cut it back and keep them waiting."""

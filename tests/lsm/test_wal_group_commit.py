@@ -52,6 +52,26 @@ def test_sealing_a_memtable_writes_and_syncs_the_waiting_records_first():
     assert all(present(dev, i))
 
 
+def test_a_wal_started_under_group_commit_writes_its_header_with_the_first_group():
+    dev = SimDevice()
+    db = open_tiny(dev)
+    db.write(batch(-1))
+    db.set_group_commit(True)
+    first, i = db.wal_files.writer, 0
+    while db.wal_files.writer is first:
+        db.write(batch(i))
+        i += 1
+    new = db.wal_files.writer
+    assert dev.open(new.name, kind="wal").size == 0 and new.size > 0  # its header and first record wait
+    before = dev.stats.total(kind="wal")
+    db.sync_log()
+    io = dev.stats.total(kind="wal") - before
+    assert (io.writes, io.syncs) == (1, 1) and new.synced_size == new.size
+    db.write(batch(i))  # never synced: lost in the crash, as the server never acknowledged it
+    dev.crash()
+    assert present(dev, i + 1) == [True] * i + [False]
+
+
 def test_a_failed_group_write_is_cut_back_and_written_by_the_next_sync():
     db, dev = grouped()
     for i in range(3):
