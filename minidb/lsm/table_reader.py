@@ -5,6 +5,11 @@ properties. Its index block and filter are then either *pinned* (read once and k
 default) or read through the block cache whenever needed (``cache_index_and_filter_blocks``), where they compete
 with data blocks and can be evicted.
 
+The metadata lies at the end of the file (FORMAT.md), so the open reads it in three requests, not one per block:
+the footer; then the metaindex block with the index block (if pinned), which end at the footer; then the filter
+block (if pinned) with the properties block, which end at the metaindex. RocksDB's open (``BlockBasedTable::Open``, 2018) reads the file's last 512 KB in one
+request for the same reason; its footer and metaindex say where the blocks are only once read, so ours follow them.
+
 A point lookup (``get``) asks the filter first: if it says the key is absent, the table costs no data block read
 ("bloom useful"). Otherwise the index block gives the one data block that may hold the key, read through the block
 cache. The filter is trusted only if it was built by a policy of the same name as the reader's: the metaindex names
@@ -51,20 +56,25 @@ class TableReader:
         (m_off, m_size), (i_off, i_size) = decode_footer(self.file.read(size - FOOTER_SIZE, FOOTER_SIZE),
                                                           f"{name} offset {size - FOOTER_SIZE}")
         self.index_handle = (i_off, i_size)  # where the index block is
+        self._prefetched = (0, b"")  # (offset, bytes) of the metadata read in one request (see the docstring)
+        pinned = not cache_meta  # the open reads the index and filter too, to keep them
+        self._prefetch([(m_off, m_size)] + ([(i_off, i_size)] if pinned else []))
         meta = self._read(m_off, m_size, internal_keys=False)
+        self._index = self._read(i_off, i_size) if pinned else None  # pinned index block
         handles = {}
         for key, value in meta.iterator().entries():
             off, sz, _ = decode_handle_bytes(value, f"{name} metaindex")
             handles[key] = (off, sz)
-        self.properties = self._read_properties(handles.get(PROPERTIES_BLOCK))  # the table's properties
         # The filter block is used only if the reader's policy has the name the writer's had.
         self.filter_handle = None  # where the filter block is, or None when there is no usable filter
         if policy is not None:
             self.filter_handle = handles.get(FILTER_PREFIX + policy.name.encode())
-        self._index = None if cache_meta else self._read(i_off, i_size)  # pinned index block
+        self._prefetch([h for h in (handles.get(PROPERTIES_BLOCK), pinned and self.filter_handle) if h])
+        self.properties = self._read_properties(handles.get(PROPERTIES_BLOCK))  # the table's properties
         self._filter = None  # pinned filter bytes
-        if not cache_meta and self.filter_handle is not None:
+        if pinned and self.filter_handle is not None:
             self._filter = self._read_raw(*self.filter_handle)
+        self._prefetched = (0, b"")  # the open is done: every later read is its own request
 
     def check_meta(self, meta) -> None:
         """CorruptionError unless the table's properties agree with what the MANIFEST says of it (``meta``, a
@@ -84,10 +94,24 @@ class TableReader:
             raise CorruptionError(f"{self.name}: block handle (offset {offset}, size {size}) points past the "
                                   f"blocks, which end at {self.size - FOOTER_SIZE}")
 
+    def _prefetch(self, handles) -> None:
+        """Read the blocks of ``handles`` (valid ones) in one request, from the first of them to the end of the last,
+        for the open's reads of them (``_read_raw``)."""
+        handles = [(off, sz) for off, sz in handles if off + sz + BLOCK_TRAILER_SIZE <= self.size - FOOTER_SIZE]
+        if handles:
+            start = min(off for off, _ in handles)
+            end = max(off + sz + BLOCK_TRAILER_SIZE for off, sz in handles)
+            self._prefetched = (start, self.file.read(start, end - start))
+
     def _read_raw(self, offset: int, size: int) -> bytes:
-        """The raw (checked, decompressed) contents of the block at ``offset`` with stored size ``size``."""
+        """The raw (checked, decompressed) contents of the block at ``offset`` with stored size ``size``: from the
+        open's prefetched bytes when they hold it, else read."""
         self.check_handle(offset, size)
-        stored = self.file.read(offset, size + BLOCK_TRAILER_SIZE)
+        start, data = self._prefetched
+        if start <= offset and offset + size + BLOCK_TRAILER_SIZE <= start + len(data):
+            stored = data[offset - start:offset - start + size + BLOCK_TRAILER_SIZE]
+        else:
+            stored = self.file.read(offset, size + BLOCK_TRAILER_SIZE)
         return self.decoded(stored, f"{self.name} offset {offset}")
 
     def decoded(self, stored: bytes, origin: str) -> bytes:

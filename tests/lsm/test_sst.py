@@ -108,6 +108,22 @@ def test_index_and_filter_pinned_or_through_the_cache():
     assert dev.stats.total().reads == before + 2  # a cache of 0 bytes keeps nothing: read each time
 
 
+@pytest.mark.parametrize("policy,cache_meta", [(BloomFilterPolicy(10), False), (BloomFilterPolicy(10), True),
+                                               (None, False)])
+def test_an_open_reads_the_footer_then_the_metadata_in_two_requests(policy, cache_meta):
+    # The footer; the metaindex (with the pinned index); the properties (with the pinned filter): three requests,
+    # whatever the blocks, and no byte beyond the blocks the reader keeps or reads once.
+    dev = SimDevice()
+    write_table(dev, "t.sst", rows(2000), block_size=1024, policy=BloomFilterPolicy(10))
+    before = dev.stats.total()
+    r = reader(dev, "t.sst", policy, cache_meta=cache_meta)
+    io = dev.stats.total() - before
+    blocks = [r.index_handle] * (not cache_meta) + [r.filter_handle] * (policy is not None and not cache_meta)
+    kept = sum(size + BLOCK_TRAILER_SIZE for _, size in blocks)
+    assert io.reads == 3
+    assert kept + FOOTER_SIZE < io.read_bytes < kept + FOOTER_SIZE + 1024  # + the metaindex and properties
+
+
 def test_writes_are_buffered_and_compaction_reads_read_ahead():
     dev = SimDevice()
     props = write_table(dev, "t.sst", rows(4000), block_size=1024, write_buffer_size=16 << 10)
