@@ -31,6 +31,13 @@ synced LSN is past it, and shaped like a torn write (a lost sector, or a group c
 minidb/storage/torn.py). Anything else raises ``CorruptionError`` naming the file and offset. A batch whose COMMIT
 group is not in the log is rolled back from its undo.
 
+**Log blocks.** InnoDB writes its log in whole blocks of 512 bytes (``OS_FILE_LOG_BLOCK_SIZE``; log0log.cc's
+``log_write_up_to`` aligns the area it writes down and up to the block size): a write starts at the block holding
+the end of the last write, whose bytes it writes again, and fills its own last block out to the boundary. Ours
+writes the same areas (``BLOCK``): zero bytes follow a file's last group up to a block boundary, and the next write
+overwrites them. A reader takes zeros after the last group, to the end of the file's last block, as its end
+(``padding``). So a commit that adds 100 bytes of redo writes at least 512 (iostat counts what was written).
+
 **Log buffer.** Groups are appended to an in-memory buffer (``innodb_log_buffer_size``) and written to the file at
 the client commit that ends their batch, when the buffer fills, or when the write-ahead rule needs them on disk; so a
 batch of many groups still costs one log write at commit.
@@ -82,6 +89,7 @@ def _raise_write_failed(exc: OSError, what: str) -> None:
     raise RedoWriteError(exc.errno, f"redo log write failed ({what}): {exc.strerror or exc}", exc.filename) from exc
 
 
+BLOCK = 512  # OS_FILE_LOG_BLOCK_SIZE: every log write covers whole blocks of this size (see the module docstring)
 GROUP = struct.Struct("<IIQII")  # magic, body bytes, start LSN, crc32 of the body, bytes not yet synced before it
 UNSYNCED_MAX = 0x7FFFFFFF  # the unsynced field saturates here
 ENDS_BIT = 0x80000000  # set in the unsynced field of a group whose body ends with COMMIT
@@ -160,6 +168,8 @@ class RedoLog:
         self.groups = 0  # groups appended since open
         self._unsynced: list = []  # files written since their last sync
         self._buffer = bytearray()  # the log buffer: groups appended but not yet written to the last file
+        self._end: int | None = None  # where the last file's groups end: the next write's data goes here
+        self._block = b""  # the last file's bytes from its last block's start (if known) to ``_end``: written again
         self._cp_file = None  # the checkpoint file
         self.torn: str | None = None  # a newest file whose header never reached the disk: it holds nothing
         self._tail_cut: int | None = None  # where the last file's intact groups end, before a torn tail
@@ -197,8 +207,10 @@ class RedoLog:
                 if start <= prev_start:
                     raise CorruptionError(f"{name} offset 0: starts at LSN {start}, not after {file_name(prev_number)}"
                                           f" (LSN {prev_start}): redo files out of place")
-                held = self.files[-1][2].size - FILE_HEADER_SIZE  # a file before another holds whole groups only
-                if held != start - prev_start:
+                # A file before another holds whole groups only, then its last write's padding (if any).
+                size, groups_end = self.files[-1][2].size, FILE_HEADER_SIZE + start - prev_start
+                if size not in (groups_end, groups_end + -groups_end % BLOCK):
+                    held = size - FILE_HEADER_SIZE
                     raise CorruptionError(f"{file_name(prev_number)} holds {held} bytes of groups from LSN "
                                           f"{prev_start}, but {name} starts at LSN {start}: a redo file cut short, "
                                           f"extended or replaced by another copy")
@@ -243,10 +255,12 @@ class RedoLog:
         f = self.device.open(file_name(number), "redo", create=True)
         head = FILE_HEADER.pack(FILE_MAGIC, VERSION, start_lsn)
         head += struct.pack("<I", crc32(head))
+        head = head.ljust(FILE_HEADER_SIZE, b"\0")
         try:
-            f.write(0, head.ljust(FILE_HEADER_SIZE, b"\0"))
+            f.write(0, head)
         except OSError as exc:
             _raise_write_failed(exc, f"header of {f.name}")
+        self._end, self._block = FILE_HEADER_SIZE, head
         self.files.append([number, start_lsn, f])
         self._unsynced.append(f)
 
@@ -284,7 +298,9 @@ class RedoLog:
                 yield lsn, end, body
                 lsn = end
                 pos += GROUP.size + nbytes
-            if pos != len(data):
+            if last:
+                self._end, self._block = offset + pos, b""
+            if pos != len(data) and not padding(data, pos, offset):
                 where = f"{name} offset {offset + pos} (LSN {lsn})"
                 if not last:
                     raise CorruptionError(f"{where}: damaged redo group in a file that was synced in full before the "
@@ -328,10 +344,16 @@ class RedoLog:
             self._buffer.clear()
             return
         f = self.files[-1][2]
+        end = f.size if self._end is None else self._end
+        start = end - len(self._block)  # the start of the block holding the end, where known
+        written = self._block + self._buffer
         try:
-            f.append(self._buffer)
+            f.write(start, written + bytes(-(start + len(written)) % BLOCK))
         except OSError as exc:
             _raise_write_failed(exc, f"{len(self._buffer)} bytes to {f.name}")
+        self._end = start + len(written)
+        keep = self._end % BLOCK  # the new last block's bytes so far
+        self._block = bytes(written[len(written) - keep:]) if keep <= len(written) else bytes(written)
         self._buffer.clear()
         if f not in self._unsynced:
             self._unsynced.append(f)
@@ -373,8 +395,11 @@ class RedoLog:
         if start_lsn < start:
             raise CorruptionError(f"redo log: cannot remove the group at LSN {start_lsn}: it is not in the last file")
         self._buffer.clear()
-        if f.size > FILE_HEADER_SIZE + start_lsn - start:
-            f.truncate(FILE_HEADER_SIZE + start_lsn - start)
+        end = FILE_HEADER_SIZE + start_lsn - start
+        if f.size > end:
+            f.truncate(end)
+        if self._end is not None and self._end > end:  # the group had been written: its block's start is unknown
+            self._end, self._block = end, b""
         self.lsn = start_lsn
 
     def sync(self) -> None:
@@ -498,6 +523,13 @@ def _magic_offsets(data: bytes, start: int):
     while 0 <= at <= len(data) - GROUP.size:
         yield at
         at = data.find(magic, at + 1)
+
+
+def padding(data: bytes, pos: int, base: int) -> bool:
+    """Whether ``data[pos:]`` (``data[0]`` at file offset ``base``) is the zeros a write put after the last group:
+    all zero, fewer than ``BLOCK`` bytes, and ending the file at a block boundary."""
+    n = len(data) - pos
+    return 0 < n < BLOCK and (base + len(data)) % BLOCK == 0 and data[pos:] == bytes(n)
 
 
 def check_torn_tail(data: bytes, pos: int, lsn: int, base: int, where: str) -> None:

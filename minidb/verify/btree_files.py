@@ -17,7 +17,7 @@ import zlib
 from ..btree import page as pg
 from ..btree.doublewrite import FILE as DOUBLEWRITE
 from ..btree.redo_log import (CHECKPOINT_FILE, FILE_HEADER, FILE_HEADER_SIZE, FILE_MAGIC, GROUP, VERSION,
-                              check_torn_tail, group_at, torn_header, read_checkpoint)
+                              check_torn_tail, group_at, padding, torn_header, read_checkpoint)
 from ..btree.tablespace import FILE as TABLESPACE
 from ..btree.tablespace import Tablespace
 from ..errors import CorruptionError
@@ -90,7 +90,7 @@ def _redo(dev) -> list[FileReport]:
                 lsn += GROUP.size + nbytes
                 groups += 1
             detail = f"{groups} groups, LSN {start} to {lsn}"
-            if pos != len(body):
+            if pos != len(body) and not padding(body, pos, FILE_HEADER_SIZE):
                 where = f"offset {FILE_HEADER_SIZE + pos} (LSN {lsn})"
                 if not last:
                     raise CorruptionError(f"{where}: damaged group in a file synced in full before the next one")
