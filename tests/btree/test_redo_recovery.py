@@ -219,3 +219,22 @@ def test_sim_device_is_the_default_persistence_for_tests():
     engine.put("t", b"a", b"1")
     engine.close()
     assert open_btree(device, page_size=8192).get("t", b"a") == b"1"
+
+
+def test_the_log_is_written_in_512_byte_blocks_the_last_one_written_again_by_the_next_write():
+    from minidb.btree.redo_log import BLOCK
+
+    engine, device = small_engine(buffer_pool_bytes=256 * 4096)  # no page leaves the pool: only commits write redo
+    engine.write(batch_of(0))
+    f = engine.redo.files[-1][2]
+    for i in range(1, 4):
+        end, before = engine.redo._end, device.stats.total(kind="redo")
+        engine.write(batch_of(i))
+        io = device.stats.total(kind="redo") - before
+        added = engine.redo._end - end
+        assert f.size % BLOCK == 0 and f.size - engine.redo._end < BLOCK  # the last block filled out with zeros
+        assert io.writes == 1 and io.write_bytes == f.size - (end - end % BLOCK)  # from the block holding the end
+        assert io.write_bytes >= max(added, BLOCK)
+    device.crash()
+    engine, _ = small_engine(device, buffer_pool_bytes=256 * 4096)  # the zeros after the last group are its end
+    assert len(list(engine.scan("t"))) == 4 * 5 and engine.recovery["groups"] > 0
