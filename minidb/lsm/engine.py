@@ -83,7 +83,6 @@ class LSMEngine(Engine):
         self._last_write_memory = 0  # bytes held at the peak of the last commit: the batch plus its memtable copy
         self.closed = False  # True after close()
         self.read_only = db.read_only  # opened for reading only: every write raises ReadOnlyError
-        self.group_commit = False  # the server's group commit syncs the WAL (set_group_commit)
         self.failures = Failures(self)  # what a failed write does, a stop (failures.py)
         # One writer per database: a read-write open holds the device's LOCK until close (a read-only one writes
         # nothing, so it needs none, as RocksDB's OpenForReadOnly).
@@ -172,8 +171,7 @@ class LSMEngine(Engine):
         if on and (self.db.on_wal_write_error != "read_only" or self.db.reproduce_2018_disk_full_bug):
             raise ValueError("group commit of the WAL keeps the default disk-full behaviour only: open the engine "
                              "with on_wal_write_error='read_only' and without reproduce_2018_disk_full_bug")
-        self.group_commit = bool(on)
-        self.wal_files.writer.group_commit = self.group_commit
+        self.wal_files.writer.group_commit = bool(on)  # the WALs that follow it inherit it (wal.py)
 
     def sync_log(self) -> None:
         """Write and sync the WAL up to the last write, if group commit holds the writes' syncs back: a binlog

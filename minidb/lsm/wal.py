@@ -33,9 +33,9 @@ a WAL that is missing, cut, emptied, extended, swapped or replaced by an older c
 back, from the headers of the WALs that follow. The header is written and synced when the WAL is created (one small
 append and one sync per WAL), so that the WAL exists durably from its start and the MANIFEST's next edit can
 require it; on a full disk the header waits for the first batch's append, and under group commit for the first
-group's. After every MANIFEST edit the WAL being
-written gets a **mark** (``ManifestMark``: the MANIFEST's number and size with that edit), one small append synced
-with the next batch, so that edits made since the WAL started are vouched for too.
+group's. After every MANIFEST edit the WAL being written gets a **mark** (``ManifestMark``: the MANIFEST's number
+and size with that edit), one small append synced with the next batch, so that edits made since the WAL started are
+vouched for too.
 
 **Recovery** reads the WALs in order and applies their records. A crash can leave the tail of the last WAL torn
 (sectors of unsynced writes lost): nothing after it was promised. Damage anywhere else is corruption of synced
