@@ -7,8 +7,9 @@ with data blocks and can be evicted.
 
 The metadata lies at the end of the file (FORMAT.md), so the open reads it in three requests, not one per block:
 the footer; then the metaindex block with the index block (if pinned), which end at the footer; then the filter
-block (if pinned) with the properties block, which end at the metaindex. RocksDB's open (``BlockBasedTable::Open``, 2018) reads the file's last 512 KB in one
-request for the same reason; its footer and metaindex say where the blocks are only once read, so ours follow them.
+block (if pinned) with the properties block, which end at the metaindex. RocksDB's open (``BlockBasedTable::Open``,
+2018) reads the file's last 512 KB in one request for the same reason; its footer and metaindex say where the blocks
+are only once read, so ours follow them.
 
 A point lookup (``get``) asks the filter first: if it says the key is absent, the table costs no data block read
 ("bloom useful"). Otherwise the index block gives the one data block that may hold the key, read through the block
