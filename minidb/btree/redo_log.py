@@ -37,6 +37,9 @@ the end of the last write, whose bytes it writes again, and fills its own last b
 writes the same areas (``BLOCK``): zero bytes follow a file's last group up to a block boundary, and the next write
 overwrites them. A reader takes zeros after the last group, to the end of the file's last block, as its end
 (``padding``). So a commit that adds 100 bytes of redo writes at least 512 (iostat counts what was written).
+Recovery reads whole blocks as well and keeps the last one's bytes, so the first write after an open starts at
+a block boundary too (InnoDB's ``recv_recovery_from_checkpoint_start`` copies ``recv_sys->last_block`` into
+the log buffer for the same reason).
 
 **Log buffer.** Groups are appended to an in-memory buffer (``innodb_log_buffer_size``) and written to the file at
 the client commit that ends their batch, when the buffer fills, or when the write-ahead rule needs them on disk; so a
@@ -286,8 +289,11 @@ class RedoLog:
             if f.size < offset:
                 raise CorruptionError(f"{name}: holds {f.size} bytes, but the checkpoint LSN {lsn} is at offset "
                                       f"{offset}")
-            data = f.read(offset, f.size - offset)
-            pos = 0
+            # whole blocks from the one holding the start, as InnoDB's recovery reads its log: the bytes of the
+            # block holding the end are then at hand for the next write, which writes that block again
+            base = offset - offset % BLOCK
+            data = f.read(base, f.size - base)
+            pos = offset - base
             while pos < len(data):
                 nbytes = group_at(data, pos, lsn)
                 if nbytes is None:
@@ -299,14 +305,15 @@ class RedoLog:
                 lsn = end
                 pos += GROUP.size + nbytes
             if last:
-                self._end, self._block = offset + pos, b""
-            if pos != len(data) and not padding(data, pos, offset):
-                where = f"{name} offset {offset + pos} (LSN {lsn})"
+                tail = base + pos  # the file offset where the groups end
+                self._end, self._block = tail, bytes(data[tail - tail % BLOCK - base:pos])
+            if pos != len(data) and not padding(data, pos, base):
+                where = f"{name} offset {base + pos} (LSN {lsn})"
                 if not last:
                     raise CorruptionError(f"{where}: damaged redo group in a file that was synced in full before the "
                                           f"next one started")
-                check_torn_tail(data, pos, lsn, offset, where)
-                end_offset = offset + pos
+                check_torn_tail(data, pos, lsn, base, where)
+                end_offset = base + pos
         self.lsn = lsn
         if end_offset is not None and self.files[-1][2].size > end_offset:
             self._tail_cut = end_offset  # cut off once recovery found no damage, or before the next write (settle)

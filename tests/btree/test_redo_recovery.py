@@ -238,3 +238,11 @@ def test_the_log_is_written_in_512_byte_blocks_the_last_one_written_again_by_the
     device.crash()
     engine, _ = small_engine(device, buffer_pool_bytes=256 * 4096)  # the zeros after the last group are its end
     assert len(list(engine.scan("t"))) == 4 * 5 and engine.recovery["groups"] > 0
+    f, end, before = engine.redo.files[-1][2], engine.redo._end, device.stats.total(kind="redo")
+    assert end % BLOCK, "the recovered log ends inside a block (else the test shows nothing)"
+    engine.write(batch_of(4))
+    io = device.stats.total(kind="redo") - before
+    assert io.writes == 1 and io.write_bytes == f.size - (end - end % BLOCK)  # the first write after the open too
+    device.crash()
+    engine, _ = small_engine(device, buffer_pool_bytes=256 * 4096)
+    assert len(list(engine.scan("t"))) == 5 * 5
