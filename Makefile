@@ -8,6 +8,11 @@ PYX := $(shell find minidb -name '*.pyx' -o -name '*.pxd')
 CSRC := $(shell find csrc -name '*.c' 2>/dev/null)
 BUILT := $(VENV)/.built
 SCALE ?= small
+# Python's bytecode caches are written even where the environment turns them off (PYTHONDONTWRITEBYTECODE, set in
+# many containers; empty means unset). The suite and the book start hundreds of Python processes: without the caches
+# each one compiles minidb again, and each pytest rewrites the asserts of minidb and its plugins again (pytest keeps
+# the rewritten modules in __pycache__ too). The grader's sandbox still writes none (minidb.grading.sandbox).
+export PYTHONDONTWRITEBYTECODE :=
 
 .PHONY: install build test book bench clean lab notebooks
 
