@@ -13,8 +13,9 @@ table with the same cost columns.
 **The configuration.** The device models are ``minidb.storage.models.io1`` and ``gp2``: the IOPS bought, the
 volume's bandwidth cap (io1 500 MB/s, gp2 160 MB/s, from a reader's comment on the post) and AWS's counting of IOs
 in units of up to 256 KiB. The yearly cost of a run is the post's instance price plus the volume's (both from the
-post's table), and ``usd_per_year_per_ktps`` divides it by the thousands of transactions per second. Our rates are a model, so the
-chart compares throughput as a share of the B+tree's on the largest io1 volume, the post's as a share of InnoDB's.
+post's table), and ``usd_per_year_per_ktps`` divides it by the thousands of transactions per second. Our rates are
+a model, so the chart compares throughput as a share of the B+tree's on the largest io1 volume, the post's as a
+share of InnoDB's.
 
 **The post's settings.** The post links its author's deployment files (github.com/vadimtk/terraform-ansible-percona:
 the InnoDB and MyRocks my.cnf templates as committed on 2018-08-02, the month of the post, with the 27 GB block cache

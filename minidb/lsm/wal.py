@@ -149,8 +149,8 @@ class WalWriter:
         self._waiting = bytearray()  # under group commit: framed records not yet in the file (the end of ``size``)
         self._pending = header.encode()  # the header record, until it is in the file
         if self.defers_syncs:  # the header waits for the first group, which writes it with its records
+            self._buffer(self._pending)
             self._pending = None
-            self._buffer(header.encode())
             return
         try:
             self._append_header()
