@@ -18,6 +18,7 @@ transactions, ...). ``engine_sizes`` turns an estimated database size into an en
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 
@@ -131,7 +132,6 @@ def _insert_benchmark_ram_gb(config: str) -> float:
     return float(data.load("insert_benchmark_ram").set_index("config").ram_gb[config])
 
 
-INSERT_BENCHMARK = _insert_benchmark_reference()
 IN_MEMORY_ROWS_SHARE = 500 / 2000  # seed 000: the in-memory run inserted 500m rows, the IO-bound one 2b
 
 
@@ -151,14 +151,12 @@ def _insert_benchmark_in_memory_reference() -> Reference:
         source="seed 000: 500M rows, in memory; the 190 GB caches (data/published/insert_benchmark_caches.csv), "
                "the 256 GB of RAM (insert_benchmark_ram.csv) and the redo log over a quarter of the 2B-row run's "
                "MyRocks database (insert_benchmark_size.csv)",
-        db_bytes=INSERT_BENCHMARK.db_bytes,
+        db_bytes=reference("INSERT_BENCHMARK").db_bytes,
         cache_fraction={"lsm": fraction, "btree": fraction},
         redo_fraction=INSERT_BENCHMARK_REDO_BYTES / (db_gb * GB),
         ram_fraction=float(_insert_benchmark_ram_gb("in-memory") / db_gb),
     )
 
-
-INSERT_BENCHMARK_IN_MEMORY = _insert_benchmark_in_memory_reference()
 
 
 def _sysbench_tpcc_reference() -> Reference:
@@ -216,10 +214,30 @@ def _tpcc_memory_sweep_reference() -> Reference:
     )
 
 
-SYSBENCH = _sysbench_tpcc_reference()
-TPCC = SYSBENCH
-TPCC_MEMORY_SWEEP = _tpcc_memory_sweep_reference()
-LINKBENCH = _linkbench_reference()
+# The references by name. Each is read from data/ (with pandas) the first time it is asked for, as
+# ``scales.INSERT_BENCHMARK`` or through a scale's ``reference``, not when this module is imported: the ``minidb``
+# command imports it to check ``$MINIDB_SCALE``, and needs no table for that.
+_REFERENCES = {
+    "INSERT_BENCHMARK": _insert_benchmark_reference,
+    "INSERT_BENCHMARK_IN_MEMORY": _insert_benchmark_in_memory_reference,
+    "SYSBENCH": _sysbench_tpcc_reference,
+    "TPCC": lambda: reference("SYSBENCH"),  # TPC-C runs are sized as seed 003's sysbench-tpcc: the same one
+    "TPCC_MEMORY_SWEEP": _tpcc_memory_sweep_reference,
+    "LINKBENCH": _linkbench_reference,
+}
+
+
+@functools.cache
+def reference(name: str) -> Reference:
+    """The reference ``name`` (a key of ``_REFERENCES``), built once."""
+    return _REFERENCES[name]()
+
+
+def __getattr__(name: str) -> Reference:
+    """``scales.SYSBENCH`` and the other references of ``_REFERENCES``, built on first use."""
+    if name in _REFERENCES:
+        return reference(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -227,7 +245,11 @@ class InsertBenchmarkScale:
     """Sizes of an insert benchmark run."""
 
     rows: int  # rows inserted
-    reference: Reference = INSERT_BENCHMARK
+
+    @property
+    def reference(self) -> Reference:
+        """The post configuration these sizes are scaled from."""
+        return reference("INSERT_BENCHMARK")
 
 
 @dataclass(frozen=True)
@@ -236,7 +258,11 @@ class SysbenchScale:
 
     table_size: int  # rows per table
     transactions: int  # events in the measured phase
-    reference: Reference = SYSBENCH
+
+    @property
+    def reference(self) -> Reference:
+        """The post configuration these sizes are scaled from."""
+        return reference("SYSBENCH")
 
 
 @dataclass(frozen=True)
@@ -247,7 +273,11 @@ class TpccScale:
     items: int  # rows of the item table (the standard: 100,000)
     customers_per_district: int  # the standard: 3,000
     transactions: int  # transactions in the measured phase
-    reference: Reference = TPCC
+
+    @property
+    def reference(self) -> Reference:
+        """The post configuration these sizes are scaled from."""
+        return reference("TPCC")
 
 
 @dataclass(frozen=True)
@@ -256,7 +286,11 @@ class LinkbenchScale:
 
     nodes: int  # nodes loaded (LinkBench's maxid1 - startid1)
     requests: int  # requests in the measured phase
-    reference: Reference = LINKBENCH
+
+    @property
+    def reference(self) -> Reference:
+        """The post configuration these sizes are scaled from."""
+        return reference("LINKBENCH")
 
 
 _SIZES = {

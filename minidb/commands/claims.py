@@ -18,8 +18,6 @@ import importlib
 import sys
 
 from .. import experiments, scales
-from ..experiments import claims as claims_mod
-from ..experiments import magnitudes
 from .experiment import available, resolve
 
 WIDTH = 200  # characters of a printed table line: claims are sentences
@@ -46,6 +44,9 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print every verdict; exit 2 for an unknown finding, 1 with ``--check`` when a required claim fails."""
+    from ..experiments import claims as claims_mod  # pandas: imported by this command only, not by `minidb --help`
+    from ..experiments import magnitudes
+
     try:
         names = [resolve(n) for n in args.names] or list(available().values())
     except ValueError as e:
@@ -78,6 +79,9 @@ def run(args: argparse.Namespace) -> int:
 
 def print_magnitudes(by_finding: dict, scale: str) -> None:
     """The magnitude table of ``by_finding``'s claims, and its summary."""
+    from ..experiments import claims as claims_mod
+    from ..experiments import magnitudes
+
     table = magnitudes.table(by_finding)
     shown = table.drop(columns=["chapter", "reason"]).assign(
         published=table.published.map(claims_mod.figure), ours=table.ours.map(claims_mod.figure),

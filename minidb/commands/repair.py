@@ -17,10 +17,6 @@ import sys
 from pathlib import Path
 
 from ..errors import CorruptionError
-from ..kv import WriteBatch
-from ..storage import DirDevice
-from ..verify import engine_of, load
-from ..verify.salvage import open_like, salvage
 
 BATCH_KEYS = 1000  # keys per write batch into the new database
 
@@ -40,6 +36,11 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Salvage and report; see the module docstring for the exit codes."""
+    from ..kv import WriteBatch  # the engines: loaded by this command only, not by `minidb --help`
+    from ..storage import DirDevice
+    from ..verify import engine_of, load
+    from ..verify.salvage import open_like, salvage
+
     try:
         if args.out.exists():
             raise ValueError(f"--out {args.out} already exists: give a new directory")

@@ -12,8 +12,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..verify import verify
-
 
 def register(subparsers) -> None:
     """Add the ``verify`` subcommand."""
@@ -28,6 +26,8 @@ def register(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the report; 0 if every file is intact, 1 if any is damaged, 2 if DIR holds no database."""
+    from ..verify import verify  # the engines' file formats: loaded by this command only, not by `minidb --help`
+
     try:
         engine, reports = verify(args.dir)
     except ValueError as e:

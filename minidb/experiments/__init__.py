@@ -5,10 +5,9 @@ A finding's module is named ``f<N>_<topic>`` (``f1_insert_benchmark``); ``findin
 
 from __future__ import annotations
 
+import importlib
 import pkgutil
 import re
-
-from .runner import sweep
 
 __all__ = ["findings", "sweep"]
 
@@ -23,3 +22,10 @@ def findings() -> dict[str, str]:
         if m:
             found[m.group(1)] = info.name
     return dict(sorted(found.items(), key=lambda kv: int(kv[0][1:])))
+
+
+def __getattr__(name: str):
+    """``sweep``, imported from ``runner`` on first use: the ``minidb`` command lists the findings without pandas."""
+    if name == "sweep":
+        return importlib.import_module(".runner", __name__).sweep
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

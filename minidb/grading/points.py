@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from numbers import Real
+from typing import TYPE_CHECKING
 
-import pytest
+if TYPE_CHECKING:  # pytest is imported where a test is read (``graded_test``): ``minidb check`` needs only the rest
+    import pytest
 
 # Gradescope's visibility settings a hidden test may use ("hidden" tests never show, not even their score).
 HIDDEN_VISIBILITIES = ("after_published", "after_due_date", "hidden")
@@ -55,6 +57,8 @@ class GradedTest:
 
 def graded_test(item: pytest.Item) -> GradedTest | None:
     """The GradedTest ``item``'s markers declare, or None; UsageError naming the test if they are malformed."""
+    import pytest
+
     points_mark = item.get_closest_marker("points")
     hidden_mark = item.get_closest_marker("hidden")
     if points_mark is None:
