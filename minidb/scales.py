@@ -158,7 +158,6 @@ def _insert_benchmark_in_memory_reference() -> Reference:
     )
 
 
-
 def _sysbench_tpcc_reference() -> Reference:
     """Seed 003's sysbench-tpcc 5000W in the cloud, from data/: the smaller of its two caches over InnoDB's database.
 
