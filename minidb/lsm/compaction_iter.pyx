@@ -9,6 +9,11 @@ can matter to a reader, because this engine has no snapshots, so the loop
 * drops a tombstone when no older version of its key can exist below the output level (``drop_tombstones`` for a
   compaction into the bottommost level, otherwise asking ``deeper``, the key ranges of the files below), since then
   it has nothing left to hide (counted in KeyDrop too);
+* sets the sequence number of each kept entry to 0 when ``zero_sequences`` (a compaction into the bottommost level:
+  nothing older lies below, and with no snapshots no reader needs to tell two versions apart there), as RocksDB's
+  ``CompactionIterator::PrepareOutput`` does. The trailer then repeats the same 8 bytes in every entry, which the
+  compressors shrink to almost nothing; the user key, the value and the order are unchanged (each user key has one
+  entry, and a newer version of it can only be above, where every read looks first);
 * cuts a new output file when the current one reaches ``target_file_size`` bytes (0: never). Every entry is the only
   one of its user key, so a cut never splits a key's versions across files.
 
@@ -17,8 +22,10 @@ The loop runs in C over the iterators' pointers: no Python object is made per en
 
 from libc.stdint cimport uint64_t
 
+from minidb.coding cimport store_be64
+
 from .buffer cimport Buffer, buf_assign, buf_free, buf_init
-from .dbformat cimport TRAILER_SIZE, TYPE_DELETION, compare_user
+from .dbformat cimport TRAILER_SIZE, TYPE_DELETION, TYPE_VALUE, compare_user
 from .iterator cimport InternalIterator
 from .table_builder cimport TableBuilder
 
@@ -62,18 +69,19 @@ cdef class KeyRanges:
 
 
 def merge_into_tables(InternalIterator source, outputs, *, bint drop_tombstones=False, KeyRanges deeper=None,
-                      uint64_t target_file_size=0):
+                      uint64_t target_file_size=0, bint zero_sequences=False):
     """Write ``source``'s newest version of each key into tables made by ``outputs``; see the module docstring.
 
     ``outputs.new_table()`` returns a TableBuilder for the next output file; ``outputs.finish_table(builder)`` is
     called once per builder, in order. Returns ``(entries read, entries dropped)``.
     """
     cdef uint64_t key_in = 0, key_drop = 0
-    cdef Buffer prev
+    cdef Buffer prev, zeroed  # the last user key kept; the entry's key with sequence 0 (zero_sequences)
     cdef bint have_prev = False
     cdef Py_ssize_t ulen
     cdef TableBuilder builder = None
     buf_init(&prev)
+    buf_init(&zeroed)
     try:
         source.seek_to_first()
         while source.valid:
@@ -92,7 +100,12 @@ def merge_into_tables(InternalIterator source, outputs, *, bint drop_tombstones=
                 continue
             if builder is None:
                 builder = outputs.new_table()
-            builder.add(source.key, source.klen, source.val, source.vlen)
+            if zero_sequences and source.key[source.klen - 1] == TYPE_VALUE:
+                buf_assign(&zeroed, source.key, source.klen)
+                store_be64(zeroed.data + ulen, <uint64_t>TYPE_VALUE)  # sequence 0, same type
+                builder.add(zeroed.data, zeroed.len, source.val, source.vlen)
+            else:
+                builder.add(source.key, source.klen, source.val, source.vlen)
             if target_file_size and builder.estimated_size() >= target_file_size:
                 outputs.finish_table(builder)
                 builder = None
@@ -101,4 +114,5 @@ def merge_into_tables(InternalIterator source, outputs, *, bint drop_tombstones=
             outputs.finish_table(builder)
     finally:
         buf_free(&prev)
+        buf_free(&zeroed)
     return key_in, key_drop

@@ -117,7 +117,7 @@ def run_compaction(ctx, cf, c: Compaction) -> Job:
     key_in, key_drop, io, work = write_tables(
         ctx, "compaction", inputs, outputs, drop_tombstones=c.bottommost,
         deeper=KeyRanges(c.deeper) if c.deeper is not None and not c.bottommost else None,
-        target_file_size=c.target_file_size)
+        target_file_size=c.target_file_size, zero_sequences=c.bottommost)
     edit.new_files = [(cf.id, c.output_level, f) for f in outputs.files]
     return Job("compaction", cf, edit, start, start + ctx.clock.job_duration(io, work), outputs, compaction=c,
                key_in=key_in, key_drop=key_drop)

@@ -115,6 +115,29 @@ def test_tombstones_stay_while_older_versions_may_exist_below():
     assert sum(f.num_deletions for _, f in cf.version.all_files()) == 0
 
 
+
+def test_the_bottommost_level_keeps_sequence_zero_and_newer_versions_above_still_win():
+    dev = SimDevice()
+    db = open_tiny(dev, disable_auto_compactions=True)
+    for i in range(300):
+        db.put("t", b"k%04d" % i, b"old")
+    db.compact_range()  # into the last level: nothing older can be below it
+    cf = db.column_family("default")
+    bottom = [(level, f) for level, f in cf.version.all_files()]
+    assert bottom and {level for level, _ in bottom} == {cf.version.num_levels - 1}
+    assert {(f.smallest_seq, f.largest_seq) for _, f in bottom} == {(0, 0)}
+    db.put("t", b"k0007", b"new")
+    db.flush()
+    (above,) = cf.version.levels[0]
+    assert above.largest_seq > 0  # a flush keeps its sequence numbers: it is never the bottommost level
+    assert db.get("t", b"k0007") == b"new" and db.get("t", b"k0008") == b"old"
+    db.close()
+    db = open_tiny(dev, disable_auto_compactions=True)  # recovery orders the files as before
+    assert db.get("t", b"k0007") == b"new"
+    db.compact_range()
+    assert db.get("t", b"k0007") == b"new" and dict(db.scan("t"))[b"k0299"] == b"old"
+    assert {f.largest_seq for _, f in db.column_family("default").version.all_files()} == {0}
+
 def test_compact_range_of_a_keyspace():
     db = open_tiny(disable_auto_compactions=True)
     for i in range(1000):

@@ -6,10 +6,12 @@ from hypothesis import strategies as st
 
 from minidb.lsm.block import Block
 from minidb.lsm.block_builder import BlockBuilder
+from minidb.lsm.block_cache import BlockCache
 from minidb.lsm.compaction_iter import merge_into_tables
 from minidb.lsm.dbformat import pack_internal_key, parse_internal_key
 from minidb.lsm.iterator import MergingIterator
 from minidb.lsm.table_builder import TableBuilder
+from minidb.lsm.table_reader import TableReader
 from minidb.storage import SimDevice
 
 
@@ -56,3 +58,22 @@ def test_a_key_in_two_l0_files_keeps_its_newest_version():
     assert merge_into_tables(MergingIterator([block_iter(older), block_iter(newer)]), out) == (4, 1)
     assert out.tables[0].num_entries == 3 and out.tables[0].largest == older[1][0]
     assert out.tables[0].smallest == newer[0][0]
+
+
+def entries_of(dev, name):
+    """The (user key, sequence, type) of every entry of the table ``name``."""
+    reader = TableReader(dev, name, 1, dev.size(name), cache=BlockCache(1 << 20), policy=None, cache_meta=False)
+    return [parse_internal_key(k) for k, _ in reader.iterator().entries()]
+
+
+def test_a_merge_into_the_bottommost_level_sets_every_kept_sequence_to_zero():
+    newer = [(pack_internal_key(b"a", 9, 1), b"new"), (pack_internal_key(b"d", 7, 0), b"")]
+    older = [(pack_internal_key(b"a", 3, 1), b"old"), (pack_internal_key(b"c", 2, 1), b"c")]
+    for zero, expect in ((False, [(b"a", 9, 1), (b"c", 2, 1), (b"d", 7, 0)]),
+                         (True, [(b"a", 0, 1), (b"c", 0, 1), (b"d", 7, 0)])):
+        out = Outputs()
+        merge_into_tables(MergingIterator([block_iter(older), block_iter(newer)]), out, zero_sequences=zero)
+        (table,) = out.tables
+        # Values keep their bytes, a tombstone (kept here: tombstones are not dropped) its sequence number.
+        assert entries_of(out.dev, "0.sst") == expect
+        assert (table.smallest_seq, table.largest_seq) == ((0, 7) if zero else (2, 9))

@@ -85,4 +85,5 @@ def test_full_compaction_drops_tombstones():
     runs = sorted_runs(cf.version)
     assert len(runs) == 1 and runs[0].level == cf.version.num_levels - 1
     assert sum(f.num_deletions for f in runs[0].files) == 0
+    assert {f.largest_seq for f in runs[0].files} == {0}  # the one run holds the oldest data: sequence 0
     assert len(list(db.scan("t"))) == 1000
