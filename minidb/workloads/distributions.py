@@ -65,15 +65,6 @@ def nurand(rng: np.random.Generator, a: int, x: int, y: int, c: int, size: int |
     return (((r1 | r2) + c) % (y - x + 1)) + x
 
 
-def geometric_mean_lengths(rng: np.random.Generator, size: int, median: float, lo: int, hi: int) -> list[int]:
-    """Lengths in [lo, hi] from a geometric distribution with the given median (LinkBench draws payload sizes
-    around a configured median the same way)."""
-    p = 1 - 0.5 ** (1 / max(median, 1.0))
-    # Clipped in Python: the loads draw a few lengths per node, where np.clip's call costs more than the work.
-    return [lo if x < lo else hi if x > hi else x for x in rng.geometric(p, size=size).tolist()]
-
-
-
 class IntStream:
     """Uniform ints in [lo, hi], drawn in chunks: one vectorized draw instead of one numpy call per value."""
 

@@ -12,8 +12,9 @@
   of an ``(id1, link_type)`` through ``id1_type`` (``LIMIT 10000``), node operations by primary key;
 * skewed access: ids drawn from Zipf distributions with FBWorkload's shapes (link reads 0.8, link writes 0.741,
   node reads 0.625, node updates 0.606; node deletes uniform), ranks scrambled over the id space;
-* 2 link types; payloads around FBWorkload's medians (links 8 bytes, nodes 128 bytes), partly repeated motifs so
-  that they compress as LinkBench's MotifDataGenerator's do (``uniqueness`` 0.225 for links, 0.63 for nodes).
+* 2 link types; payloads as LinkBench makes them: lognormal lengths around FBWorkload's medians (links 8 bytes,
+  nodes 128 bytes), bytes from MotifDataGenerator (``uniqueness`` 0.225 for links, 0.63 for nodes), one generator
+  per link loader, for the node loader, and per client for adds and for updates (``Payloads``).
 
 **What it leaves out**: the empirical outdegree distribution of ``Distribution.dat`` (here a discrete power law with
 Pareto shape 1.25, the parameter FBWorkload names for link reads, capped at 1000 links); the history variant of
@@ -29,7 +30,7 @@ from .. import scales
 from ..schema import Schema
 from ..sim.server import ServerModel
 from ..table import RowLayout
-from .distributions import LETTERS, Zipf, geometric_mean_lengths, scramble
+from .distributions import Zipf, scramble
 from .driver import Driver, WorkloadResult
 from .setup import RunSetup
 
@@ -43,6 +44,10 @@ VISIBLE, HIDDEN = 1, 0  # linktable.visibility values
 RANGE_LIMIT = 10_000  # LinkBench's default range limit for get_link_list
 LINK_DATA_MEDIAN, NODE_DATA_MEDIAN = 8, 128  # link_datasize, node_datasize
 LINK_UNIQUENESS, NODE_UNIQUENESS = 0.225, 0.63  # MotifDataGenerator uniqueness for links and nodes
+LINK_BYTES, NODE_BYTES = (32, 100), (50, 220)  # MotifDataGenerator startbyte, endbyte for links and nodes
+DATASIZE_SIGMA = 1.0  # Config.LINK_DATASIZE_SIGMA and NODE_DATASIZE_SIGMA: the payload lengths' lognormal sigma
+MOTIF_BUFFER_BYTES, MOTIF_CHUNK = 512, 128  # MotifDataGenerator's DEFAULT_MOTIF_BUFFER_SIZE and MAX_CHUNK_SIZE
+LOADERS, LOADER_CHUNK = 10, 2048  # LinkBench's link loaders and the id1s each takes at a time
 READ_SHAPE, WRITE_SHAPE, NODE_READ_SHAPE, NODE_UPDATE_SHAPE = 0.8, 0.741, 0.625, 0.606  # Zipf shapes
 OUTDEGREE_PARETO, MAX_LINKS = 1.25, 1000  # outdegree distribution (ours; see the module docstring)
 START_TIME_MS = 1_462_060_800_000  # 2016-05-01 in milliseconds, the year of seed 002: time of the loaded rows
@@ -61,27 +66,55 @@ COUNTS = Schema("counttable", [("id", "int"), ("link_type", "int"), ("count", "i
                                ("version", "int")], primary_key=("id", "link_type"))
 
 
-class Payloads:
-    """Data payloads that compress like LinkBench's MotifDataGenerator output: a share ``uniqueness`` of each
-    payload is random bytes, the rest is copied from a fixed 128-byte motif."""
+class MotifData:
+    """One LinkBench ``MotifDataGenerator`` (``generators/MotifDataGenerator.java``): a payload is filled 128 bytes
+    at a time, each chunk fresh random bytes with probability ``uniqueness``, else a copy from a random offset of the
+    generator's own 512-byte motif buffer (its ``motif_length`` setting is never read: ``init`` looks it up with
+    ``Properties.contains``, which searches values). Every byte lies in ``[start, end]``."""
 
-    def __init__(self, rng: np.random.Generator, median: int, uniqueness: float, max_len: int) -> None:
+    def __init__(self, rng: np.random.Generator, uniqueness: float, start: int, end: int) -> None:
+        self.rng = rng  # the run's random choices
+        self.uniqueness = uniqueness  # probability that a chunk is fresh random bytes
+        self.start, self.end = start, end  # the byte range
+        self.motif: bytes | None = None  # filled on first use, as LinkBench's ``fill`` does
+
+    def fill(self, n: int) -> bytes:
+        """``n`` payload bytes."""
+        rng = self.rng
+        if self.motif is None:
+            self.motif = rng.integers(self.start, self.end + 1, MOTIF_BUFFER_BYTES, dtype=np.uint8).tobytes()
+        parts = []
+        for i in range(0, n, MOTIF_CHUNK):
+            m = min(MOTIF_CHUNK, n - i)
+            if rng.random() < self.uniqueness:
+                parts.append(rng.integers(self.start, self.end + 1, m, dtype=np.uint8).tobytes())
+            else:
+                k = int(rng.integers(0, MOTIF_BUFFER_BYTES - m + 1))
+                parts.append(self.motif[k:k + m])
+        return b"".join(parts)
+
+
+class Payloads:
+    """Payloads as LinkBench makes them: lengths lognormal around the configured median (``LogNormalDistribution``
+    with sigma 1, clipped to ``[0, max_len - 1]``), bytes from one ``MotifData`` per generator instance: LinkBench
+    gives each link loader, the node loader and each request thread's add and update operations their own."""
+
+    def __init__(self, rng: np.random.Generator, median: int, uniqueness: float, byte_range: tuple[int, int],
+                 max_len: int) -> None:
         self.rng = rng  # random lengths and bytes
         self.median = median  # median payload length
-        self.uniqueness = uniqueness  # fraction of each payload that is random
-        self.max_len = max_len  # longest payload
-        self.motif = LETTERS[rng.integers(0, len(LETTERS), 128)].tobytes()  # the repeated part
-        self.cycle = self.motif * (max_len // 128 + 2)  # the motif repeated past any payload: sliced, not rebuilt
+        self.uniqueness = uniqueness  # MotifDataGenerator's uniqueness
+        self.byte_range = byte_range  # (startbyte, endbyte)
+        self.max_len = max_len  # lengths stay below it
+        self.generators: dict = {}  # generator instance -> its MotifData
 
-    def make(self, n: int) -> list[bytes]:
-        """``n`` payloads."""
-        out = []
-        draw_start, draw_bytes = self.rng.integers, self.rng.bytes
-        for length in geometric_mean_lengths(self.rng, n, self.median, 1, self.max_len):
-            unique = int(round(length * self.uniqueness))
-            start = int(draw_start(0, 128))
-            out.append(self.cycle[start:start + length - unique] + draw_bytes(unique))
-        return out
+    def make(self, n: int, generator=0) -> list[bytes]:
+        """``n`` payloads from the generator instance ``generator`` (any hashable name)."""
+        gen = self.generators.get(generator)
+        if gen is None:
+            gen = self.generators[generator] = MotifData(self.rng, self.uniqueness, *self.byte_range)
+        lengths = np.rint(np.exp(self.rng.standard_normal(n) * DATASIZE_SIGMA + np.log(self.median)))
+        return [gen.fill(int(x)) for x in np.clip(lengths, 0, self.max_len - 1).tolist()]
 
 
 def linkbench(setup: RunSetup, nodes: int | None = None, requests: int | None = None) -> WorkloadResult:
@@ -111,7 +144,8 @@ def linkbench(setup: RunSetup, nodes: int | None = None, requests: int | None = 
     for start in range(0, requests, REQUESTS_PER_STEP):
         chunk = choices[start:start + REQUESTS_PER_STEP].tolist()
         with drv.step(ops=len(chunk)):
-            for c in chunk:
+            for i, c in enumerate(chunk, start):
+                reqs.client = i % setup.clients
                 getattr(reqs, ops[c])()
     return drv.result("linkbench", ops=requests, params=dict(nodes=nodes, requests=requests),
                       extra={f"{name}_requests": reqs.counts[name] for name in ops})
@@ -130,8 +164,8 @@ class _Graph:
         self.rng = rng  # the run's random choices
         self.next_id = n + 1  # id of the next added node (auto-increment)
         self.time = START_TIME_MS  # logical clock for link and node times, one millisecond per write
-        self.link_data = Payloads(rng, LINK_DATA_MEDIAN, LINK_UNIQUENESS, 255)  # linktable.data is VARCHAR(255)
-        self.node_data = Payloads(rng, NODE_DATA_MEDIAN, NODE_UNIQUENESS, 1024)
+        self.link_data = Payloads(rng, LINK_DATA_MEDIAN, LINK_UNIQUENESS, LINK_BYTES, 255)  # VARCHAR(255)
+        self.node_data = Payloads(rng, NODE_DATA_MEDIAN, NODE_UNIQUENESS, NODE_BYTES, 1024)
         pareto = np.floor(rng.random(n) ** (-1 / OUTDEGREE_PARETO)) - 1  # discrete power law, minimum 0
         # At most n links per node: a node has only n distinct targets, and id2() repeats past n.
         self.outdegree = np.minimum(pareto, min(MAX_LINKS, n)).astype(np.int64)  # links loaded per node
@@ -177,7 +211,8 @@ class _Graph:
         for id1 in range(1, self.n + 1):
             pending.append(("nodes", (id1, 1, 0, START_TIME_MS, self.node_data.make(1)[0])))
             degree = int(self.outdegree[id1 - 1])
-            data = self.link_data.make(degree) if degree else []
+            loader = (id1 - 1) // LOADER_CHUNK % LOADERS  # the loader that took this id1's chunk
+            data = self.link_data.make(degree, loader) if degree else []
             per_type = [0] * LINK_TYPES
             for k in range(degree):
                 link_type = k % LINK_TYPES + 1
@@ -198,6 +233,7 @@ class _Requests:
     def __init__(self, drv: Driver, tables: dict, graph: _Graph, rng: np.random.Generator) -> None:
         self.drv, self.t, self.g, self.rng = drv, tables, graph, rng
         self.counts = {name: 0 for name in OPERATIONS}  # requests run, by type
+        self.client = 0  # the client issuing the current request: its own payload generators
 
     def _link(self, pattern: str) -> tuple[int, int, int]:
         """(id1, link_type, id2) of a link that may or may not exist, LinkBench-style: id2 from id1's targets."""
@@ -228,11 +264,11 @@ class _Requests:
 
     def add_link(self) -> None:
         self.counts["add_link"] += 1
-        self._add_or_update(self.g.link_data.make(1)[0])
+        self._add_or_update(self.g.link_data.make(1, ("add", self.client))[0])
 
     def update_link(self) -> None:
         self.counts["update_link"] += 1
-        self._add_or_update(self.g.link_data.make(1)[0])
+        self._add_or_update(self.g.link_data.make(1, ("update", self.client))[0])
 
     def delete_link(self) -> None:
         """Hide the link (LinkBench's default: no expunge) and decrement the count if it was visible."""
@@ -270,12 +306,13 @@ class _Requests:
 
     def add_node(self) -> None:
         self.counts["add_node"] += 1
-        self.t["nodes"].insert((self.g.next_id, 1, 0, self.g.tick(), self.g.node_data.make(1)[0]))
+        data = self.g.node_data.make(1, ("add", self.client))[0]
+        self.t["nodes"].insert((self.g.next_id, 1, 0, self.g.tick(), data))
         self.g.next_id += 1
 
     def update_node(self) -> None:
         self.counts["update_node"] += 1
-        data = self.g.node_data.make(1)[0]
+        data = self.g.node_data.make(1, ("update", self.client))[0]
         now = self.g.tick()
         self.t["nodes"].update(self.g.id1("node_update"),
                                lambda r: {"version": r.version + 1, "time": now, "data": data})

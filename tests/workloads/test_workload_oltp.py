@@ -146,16 +146,33 @@ def test_linkbench_mix_follows_fbworkload(dict_opener):
 def test_linkbench_payloads_have_their_median_and_compressibility():
     import zlib
 
-    nodes = Payloads(np.random.default_rng(1), 128, 0.63, 1024).make(2000)
-    links = Payloads(np.random.default_rng(1), 8, 0.225, 255).make(2000)
-    assert np.median([len(p) for p in nodes]) == pytest.approx(128, rel=0.15)
-    assert np.median([len(p) for p in links]) == pytest.approx(8, rel=0.25)
+    nodes = Payloads(np.random.default_rng(1), 128, 0.63, (50, 220), 1024).make(4000)
+    links = Payloads(np.random.default_rng(1), 8, 0.225, (32, 100), 255).make(20000)
+    # LogNormalDistribution with sigma 1: the median as configured, the mean e^0.5 times it
+    assert np.median([len(p) for p in nodes]) == pytest.approx(128, rel=0.1)
+    assert np.median([len(p) for p in links]) == pytest.approx(8, rel=0.15)
+    assert np.mean([len(p) for p in links]) == pytest.approx(8 * np.exp(0.5), rel=0.1)
 
     def ratio(payloads):
         data = b"".join(payloads)
         return len(zlib.compress(data)) / len(data)
 
-    assert ratio(links) < ratio(nodes) < 1  # less unique data compresses better
+    # FBWorkload.properties: "Default settings give ~30% compression ratio" (links), "~60%" (nodes)
+    assert ratio(links) == pytest.approx(0.30, abs=0.06) and ratio(nodes) == pytest.approx(0.60, abs=0.06)
+
+
+def test_linkbench_payload_generators_each_keep_their_own_motif():
+    import zlib
+
+    payloads = Payloads(np.random.default_rng(1), 8, 0.225, (32, 100), 255)
+    one = b"".join(payloads.make(4000, "a"))
+    many = b"".join(b"".join(payloads.make(1, client)) for _ in range(250) for client in range(16))
+
+    def in_blocks(data, block=16384):  # compressed as an SST's 16 KiB blocks are, each on its own
+        return sum(len(zlib.compress(data[i:i + block])) for i in range(0, len(data), block)) / len(data)
+
+    # 16 clients' payloads side by side meet 16 motifs in a block, where one generator's meet one
+    assert in_blocks(many) > 1.5 * in_blocks(one)
 
 
 def test_linkbench_small_graphs_load_without_duplicate_links():
