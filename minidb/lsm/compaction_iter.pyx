@@ -9,11 +9,12 @@ can matter to a reader, because this engine has no snapshots, so the loop
 * drops a tombstone when no older version of its key can exist below the output level (``drop_tombstones`` for a
   compaction into the bottommost level, otherwise asking ``deeper``, the key ranges of the files below), since then
   it has nothing left to hide (counted in KeyDrop too);
-* sets the sequence number of each kept entry to 0 when ``zero_sequences`` (a compaction into the bottommost level:
-  nothing older lies below, and with no snapshots no reader needs to tell two versions apart there), as RocksDB's
-  ``CompactionIterator::PrepareOutput`` does. The trailer then repeats the same 8 bytes in every entry, which the
-  compressors shrink to almost nothing; the user key, the value and the order are unchanged (each user key has one
-  entry, and a newer version of it can only be above, where every read looks first);
+* sets the sequence number of each kept value (a tombstone keeps its own) to 0 when ``zero_sequences`` (a
+  compaction into the bottommost level: nothing older lies below, and with no snapshots no reader needs to tell two
+  versions apart there), as RocksDB's ``CompactionIterator::PrepareOutput`` does. The trailer then repeats the same
+  8 bytes in every entry, which the compressors shrink to almost nothing; the user key, the value and the order are
+  unchanged (each user key has one entry, and a newer version of it can only be above, where every read looks
+  first);
 * cuts a new output file when the current one reaches ``target_file_size`` bytes (0: never). Every entry is the only
   one of its user key, so a cut never splits a key's versions across files.
 

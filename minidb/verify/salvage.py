@@ -5,7 +5,10 @@ First the engine itself is opened on the in-memory copy (see ``load``): if it re
 back whole and nothing is lost. If it raises ``CorruptionError``, the files are read one by one instead:
 
 * LSM: every readable data block of every SST and every intact WAL record; the newest version of each key wins
-  (by sequence number), tombstones included; keyspace names come from whatever MANIFEST edits are readable.
+  (by sequence number), tombstones included; keyspace names come from whatever MANIFEST edits are readable. An SST
+  that readable edits deleted (and did not add back, as a trivial move does) is left out: a scan or a crash may
+  have left it on the device, and a compaction already carried its keys to newer files. The bottommost level
+  stores sequence number 0 (``FORMAT.md``), so at equal numbers the newer (higher-numbered) file wins.
 * B+tree: every leaf page of the tablespace that passes its checks and holds committed changes only; where two
   leaves hold a key, the page with the higher LSN wins; names come from the catalog's leaves. A page may reach the
   tablespace before its batch commits (its undo is in the redo log, which the engine could not replay), so a page
@@ -82,6 +85,7 @@ def salvage_lsm(dev, out: Salvaged) -> None:
     """Add to ``out`` what every readable SST block and WAL record on ``dev`` holds, a key's newest version
     winning."""
     names = {}  # keyspace id (4 bytes) -> (name, unique)
+    live: dict[int, bool] = {}  # SST number -> in the tree after the last readable edit that names it
     for name in sorted(n for n in dev.list() if n.startswith("MANIFEST-")):
         for event in scan(_read(dev, name, "manifest")):
             if isinstance(event, Drop):
@@ -92,17 +96,24 @@ def salvage_lsm(dev, out: Salvaged) -> None:
                 continue
             for ks_id, ks, _, unique in edit.keyspaces:
                 names[ks_id.to_bytes(4, "big")] = (ks, unique)
+            # A trivial move deletes a file from one level and adds it to the next in the same edit: deletions
+            # first, as a Version applies them, so the file stays live.
+            live.update((number, False) for _, _, number in edit.deleted_files)
+            live.update((f.number, True) for _, _, f in edit.new_files)
     newest: dict[bytes, tuple[int, int, bytes]] = {}  # user key -> (sequence, type, value)
 
     def take(entries):
         for ikey, value in entries:
             trailer = int.from_bytes(ikey[-8:], "big")
             user, seq = ikey[:-8], trailer >> 8
-            if user not in newest or newest[user][0] < seq:
+            if user not in newest or newest[user][0] <= seq:  # later sources are newer at equal numbers
                 newest[user] = (seq, trailer & 0xFF, value)
 
-    for name in sorted(n for n in dev.list() if n.endswith(".sst")):
-        take(_sst_entries(dev, name, out))
+    ssts = sorted(n for n in dev.list() if n.endswith(".sst"))  # in file number order: a later file is newer
+    for name in ssts:
+        stem = name.split(".")[0]
+        if not stem.isdigit() or live.get(int(stem), True):
+            take(_sst_entries(dev, name, out))
     memtables = [MemTable() for _ in range(MAX_COLUMN_FAMILIES)]
     for name in sorted(n for n in dev.list() if n.endswith(".log")):
         for event in scan(_read(dev, name, "wal")):

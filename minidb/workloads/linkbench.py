@@ -211,7 +211,7 @@ class _Graph:
         for id1 in range(1, self.n + 1):
             pending.append(("nodes", (id1, 1, 0, START_TIME_MS, self.node_data.make(1)[0])))
             degree = int(self.outdegree[id1 - 1])
-            loader = (id1 - 1) // LOADER_CHUNK % LOADERS  # the loader that took this id1's chunk
+            loader = (id1 - 1) // LOADER_CHUNK % LOADERS  # LinkBench's idle loaders take chunks in turn
             data = self.link_data.make(degree, loader) if degree else []
             per_type = [0] * LINK_TYPES
             for k in range(degree):

@@ -115,7 +115,6 @@ def test_tombstones_stay_while_older_versions_may_exist_below():
     assert sum(f.num_deletions for _, f in cf.version.all_files()) == 0
 
 
-
 def test_the_bottommost_level_keeps_sequence_zero_and_newer_versions_above_still_win():
     dev = SimDevice()
     db = open_tiny(dev, disable_auto_compactions=True)
@@ -137,6 +136,7 @@ def test_the_bottommost_level_keeps_sequence_zero_and_newer_versions_above_still
     db.compact_range()
     assert db.get("t", b"k0007") == b"new" and dict(db.scan("t"))[b"k0299"] == b"old"
     assert {f.largest_seq for _, f in db.column_family("default").version.all_files()} == {0}
+
 
 def test_compact_range_of_a_keyspace():
     db = open_tiny(disable_auto_compactions=True)
