@@ -33,6 +33,7 @@ from ..lsm.block_cache import BlockCache
 from ..lsm.format import decode_handle_bytes
 from ..lsm.log_reader import Drop, scan
 from ..lsm.memtable import MemTable
+from ..lsm.table_outputs import sst_name
 from ..lsm.table_reader import TableReader
 from ..lsm.version_edit import VersionEdit
 from ..lsm.wal import is_batch
@@ -109,10 +110,9 @@ def salvage_lsm(dev, out: Salvaged) -> None:
             if user not in newest or newest[user][0] <= seq:  # later sources are newer at equal numbers
                 newest[user] = (seq, trailer & 0xFF, value)
 
-    ssts = sorted(n for n in dev.list() if n.endswith(".sst"))  # in file number order: a later file is newer
-    for name in ssts:
-        stem = name.split(".")[0]
-        if not stem.isdigit() or live.get(int(stem), True):
+    dead = {sst_name(number) for number, alive in live.items() if not alive}
+    for name in sorted(n for n in dev.list() if n.endswith(".sst")):  # in file number order: a later file is newer
+        if name not in dead:
             take(_sst_entries(dev, name, out))
     memtables = [MemTable() for _ in range(MAX_COLUMN_FAMILIES)]
     for name in sorted(n for n in dev.list() if n.endswith(".log")):
