@@ -18,9 +18,10 @@ insert that does not fit the compressed page even then is ``PUT_FULL``, as when 
 """
 
 from libc.stdint cimport uint8_t, uint32_t
+from libc.string cimport memcpy
 
-from .page cimport (OFF_FLAGS, PUT_FULL, REC_HEADER, page_cut, page_init, page_insert_at, page_lower_bound,
-                    page_nrecs, page_put, page_remove, rd16, rec_at, uchar, wr32)
+from .page cimport (OFF_FLAGS, OFF_NEXT, OFF_PAGE_NO, OFF_PREV, PUT_FULL, REC_HEADER, page_cut, page_init,
+                    page_insert_at, page_lower_bound, page_nrecs, page_put, page_remove, rd16, rec_at, uchar, wr32)
 from .page_zip cimport zip_del, zip_field, zip_put, zip_rebuild
 from .redo_records import build
 
@@ -124,6 +125,20 @@ cdef class Mtr(RedoBuffer):
         f.data[OFF_FLAGS] = <uchar> flags
         if f.zip is not None:
             zip_rebuild(f)
+        self.log_init_from(f.data, ps)
+        self.touch(f)
+
+    def init_clone(self, Frame f, Frame src, uint32_t prev, uint32_t next):
+        """Make page ``f`` a byte-for-byte copy of page ``src`` with these sibling links, logged as one INIT record; a
+        compressed copy is taken as it is (``PageZip.copy_from``), since the same records laid out anew might not
+        compress into the block again."""
+        cdef int ps = len(f.buf)
+        memcpy(f.data, src.data, ps)
+        wr32(f.data + OFF_PAGE_NO, f.page_no)
+        wr32(f.data + OFF_PREV, prev)
+        wr32(f.data + OFF_NEXT, next)
+        if f.zip is not None:
+            f.zip.copy_from(src.zip)
         self.log_init_from(f.data, ps)
         self.touch(f)
 

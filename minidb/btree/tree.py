@@ -16,8 +16,10 @@ is in the buffer pool and no page has to split or merge. Otherwise it comes back
 **Compressed pages** (a tablespace with a key block size, page_zip.pyx) fill up when their compressed copy does,
 which a byte count cannot foresee. A split there (``_insert_compressed``) divides the page's old records only,
 posts the separator to the parent, and tries the insert again from the root; a page whose rows do not compress
-splits as many times as it takes, as InnoDB retries after each split. A merge happens only if the merged page
-compresses into its block.
+splits as many times as it takes, as InnoDB retries after each split. Where every old record stays left, the page
+is not compressed again (a non-root page stays as it is; a root's image is copied whole to its new child), since
+the same records laid out anew, with new sibling links, might compress a byte past the block. A merge happens only
+if the merged page compresses into its block.
 
 Every change goes through the open mini-transaction (mtr.pyx), so it is redo-logged as it is made, and every
 put or delete first records the key's old value as undo (kept by the mtr only for a client batch). Splits log the
@@ -284,11 +286,18 @@ class BTree(TreeCore):
         mtr = ctx.current_mtr()
         lf = ctx.fsp.alloc()
         rf = ctx.fsp.alloc()
-        if root.zip is not None:  # the left half directly: a copy of the whole root might not compress fresh
-            mtr.init(lf, pg.INDEX_PAGE, page.level, self.index_id, pg.NIL_PAGE, rf.page_no, 0, page.records(0, keep))
+        if root.zip is not None and keep == page.nrecs:
+            # every record stays left: the root's compressed image moves whole, as InnoDB's root raise copies it
+            # (page_zip_copy_recs), since the same records laid out anew might not compress into the block again
+            mtr.init_clone(lf, root, pg.NIL_PAGE, rf.page_no)
+            mtr.set_u8(lf, pg.FLAGS_OFFSET, 0)
         else:
-            mtr.init_copy(lf, pg.INDEX_PAGE, page.level, self.index_id, pg.NIL_PAGE, rf.page_no, 0, root, 0)
-        self._fill_left(lf, keep, new_left, key, value)
+            if root.zip is not None:  # the left half directly (a part of a page that fit its block)
+                mtr.init(lf, pg.INDEX_PAGE, page.level, self.index_id, pg.NIL_PAGE, rf.page_no, 0,
+                         page.records(0, keep))
+            else:
+                mtr.init_copy(lf, pg.INDEX_PAGE, page.level, self.index_id, pg.NIL_PAGE, rf.page_no, 0, root, 0)
+            self._fill_left(lf, keep, new_left, key, value)
         self._fill_right(rf, root, page, keep, not new_left, sep, key, value, lf.page_no, pg.NIL_PAGE)
         flags = pg.Page(rf.buf).flags
         mtr.init(root, pg.INDEX_PAGE, page.level + 1, self.index_id, pg.NIL_PAGE, pg.NIL_PAGE, flags,
