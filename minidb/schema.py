@@ -148,7 +148,6 @@ def cf_name(comment: str, where: str = "index") -> str | None:
     return found
 
 
-
 def _check_name(what: str, name: str) -> None:
     if not isinstance(name, str) or not _NAME.match(name) or keyword.iskeyword(name):
         raise ValueError(f"bad {what} name {name!r}: use a letter, then letters, digits or '_' (no Python keyword)")

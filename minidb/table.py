@@ -40,6 +40,7 @@ from .rowcodec import RowCodec
 from .schema import Column, Index, Schema
 from .transaction import CommitStats, Transaction
 
+
 class DuplicateKeyError(ValueError):
     """An insert or update would give two rows the same primary key or the same unique index values."""
 

@@ -99,7 +99,6 @@ class FileSpace:
                                   f"{pages_known}")
 
 
-
     def alloc(self):
         """A page for new content: the head of the free list, or a new page past the high-water mark, for which
         the tablespace file grows (TableFullError if it cannot).

@@ -23,6 +23,7 @@ from .. import experiments, scales
 from ..experiments import executors
 from . import output_file
 
+
 def available() -> dict[str, str]:
     """Experiment modules found in ``minidb.experiments``: finding (``f1``) -> module name, in finding order."""
     return experiments.findings()

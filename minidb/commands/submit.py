@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..grading.student import NOT_THE_STUDENTS
 
+
 def register(subparsers) -> None:
     """Add the ``submit`` subcommand."""
     p = subparsers.add_parser(

@@ -38,6 +38,7 @@ from .timelimit import DEFAULT_SUBMISSION_TIMEOUT, DEFAULT_TEST_TIMEOUT
 if TYPE_CHECKING:  # pandas and tqdm serve the class's table only: an autograder grading one submission needs neither
     import pandas as pd
 
+
 def apply_late(grade: Grade, handin: Handin, late: LatePolicy | None) -> None:
     """Record when the submission was handed in and take off the late policy's share of the points."""
     if handin.submitted is not None:

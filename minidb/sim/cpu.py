@@ -76,6 +76,7 @@ COSTS: dict[str, UnitCost] = {
     "keys_decoded": UnitCost(140e-9, f"keycodec.decode_key of those keys; {_MEASURED}"),
 }
 
+
 def io_work(io: IOCounts) -> dict[str, float]:
     """The CPU work counted IO implies: every byte moved is checksummed and copied once."""
     moved = io.read_bytes + io.write_bytes

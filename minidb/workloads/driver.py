@@ -59,7 +59,6 @@ from .setup import RunSetup
 TABLE_WORK = ("rows_encoded", "rows_decoded", "keys_encoded", "keys_decoded")  # table counters the CPU model charges
 
 
-
 @dataclass
 class WorkloadResult:
     """What a workload run measured."""

@@ -64,6 +64,7 @@ def _rocksdb_count(cell: str) -> str:
 _TPS_ENGINE = {"InnoDB": "innodb", "MyRocks": "rocksdb"}  # engine names in the cloud TPS table
 _TPS_VOLUME = {"io1": "", "gp2": "gp2"}  # the table marks gp2 rows by a 'gp2' after the IOPS
 
+
 def _tpcc(values: str, start: str, end: str) -> View:
     """One of the memory-sweep tables: a 'Memory, GB InnoDB MyRocks' header, then a line per memory size."""
     return View(lambda r: f"{r['memory_gb']} {r[values]}",

@@ -292,7 +292,6 @@ if os.fork() == 0:
 HONEST_POINTS = {"exits_in_hidden": 5, "phones_home": MAX_POINTS}
 
 
-
 class Link(str):
     """A symbolic link to this target, in ``hostile_folders``."""
 
