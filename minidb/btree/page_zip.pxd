@@ -30,9 +30,11 @@ cdef class PageZip:
     cdef public bytes body            # zlib stream of the page at its last compression; None: to be recompressed
     cdef RedoBuffer mlog              # changes since the last compression, encoded as redo records
     cdef ZipStats stats               # where compressions are counted
+    cdef int largest_key              # longest key the page held since its last compression (a delete's reserve)
 
     cdef int room(self) noexcept
-    cdef bint compress(self, const uchar* p, int ps, int level=*) except -1
+    cdef int reserve(self) noexcept
+    cdef bint compress(self, const uchar* p, int ps, int level=*, int strategy=*, bint keep_reserve=*) except -1
     cdef int must_compress(self, Frame f) except -1
 
 
