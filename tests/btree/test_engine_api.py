@@ -4,6 +4,7 @@ page cleaner's schedule."""
 import pytest
 
 from minidb.btree import BTreeEngine, PageCleanerOptions, open_btree
+from minidb.btree import engine as engine_module
 from minidb.btree.page import Page
 from minidb.errors import CorruptionError, DeviceCrashed
 from minidb.kv import Engine, WriteBatch
@@ -97,6 +98,33 @@ def test_batches_are_atomic_ordered_and_create_keyspaces():
     engine.write(WriteBatch())  # an empty batch is fine
     with pytest.raises(ValueError, match="no keyspace 'zz'; keyspaces: a, b"):
         engine.is_unique("zz")
+
+
+def test_a_failure_after_a_page_change_but_before_its_redo_record_rolls_the_batch_back(monkeypatch):
+    """A change reaches a page (its undo noted) and the operation fails before the change's redo record: the
+    failure handler must roll the batch back, as for a failure after it, or the pool would keep a change that
+    neither the log nor a reopen knows."""
+    device = SimDevice()
+    db = open_btree(device, page_cleaner=None)
+    db.put("t", b"a", b"value-a")
+    real = engine_module.apply_ops
+
+    def change_then_fail(ops, i, trees, mtr, pool, limit):
+        frame = db.pager.fetch(trees["t"].root, "t")
+        mtr.undo_before(frame, trees["t"].index_id, b"a")
+        at = frame.buf.index(b"value-a")
+        frame.buf[at:at + 7] = b"VALUE-A"  # the change, made in place: its redo record would come next
+        raise RuntimeError("injected between a page change and its redo record")
+
+    monkeypatch.setattr(engine_module, "apply_ops", change_then_fail)
+    with pytest.raises(RuntimeError, match="injected"):
+        db.put("t", b"a", b"value-b")
+    monkeypatch.setattr(engine_module, "apply_ops", real)
+    assert db.get("t", b"a") == b"value-a"
+    db.put("t", b"c", b"value-c")
+    db.close()
+    again = open_btree(device, page_cleaner=None)
+    assert dict(again.scan("t")) == {b"a": b"value-a", b"c": b"value-c"}
 
 
 def test_reads_of_missing_keyspaces_and_scan_bounds():
