@@ -25,7 +25,7 @@ room in the image for one delete of the longest key on the page (``reserve``, ``
 appended to the log; a later one that finds no room compresses the page again, first keeping the reserve, then
 with the whole block, with zlib's best level and then its other strategies, before giving up with an error
 (``must_compress``). In 4,500 random loads and deletes (blocks of 1 to 8 KiB; keys ascending, descending or
-shuffled) 8 gave up, all on 1 KiB blocks, before the reserve; none since. A page rebuilt wholesale (a split's
+shuffled) 8 gave up, all on 1 KiB blocks, before the reserve; none of 7,500 since. A page rebuilt wholesale (a split's
 halves, a merge, a new root) is compressed at once; a merge is tried on a copy first. Redo replay changes the
 frame directly: it marks the copy stale (``body`` None) and the page is compressed when it is next written.
 
