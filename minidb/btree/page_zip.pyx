@@ -80,8 +80,9 @@ DEFAULT_LEVEL = 6  # innodb_compression_level's default (zlib's own default too)
 
 def max_record_bytes(int block):
     """Most bytes of key + value one row may hold in a compressed tablespace: two such rows, not compressible at
-    all, still fit one block with the page header and slots (zlib adds about 11 bytes to data it cannot shrink), so
-    that splitting a page whose compression failed always makes progress."""
+    all, still fit one block with the page header and slots (zlib adds about 11 bytes to data it cannot shrink), and
+    one with the room kept for a delete of its key, so that splitting a page whose compression failed always makes
+    progress."""
     return (block - IMAGE_HEADER - 40) // 2 - REC_HEADER - SLOT_SIZE
 
 

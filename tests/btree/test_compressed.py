@@ -74,6 +74,24 @@ def test_rows_are_limited_to_what_two_fit_a_block():
         db.put("t", b"k", bytes(limit))
 
 
+@pytest.mark.parametrize("page_size", [4096, 16384])
+def test_rows_of_the_largest_size_that_do_not_compress_still_split_to_fit(page_size):
+    """Keys and values at the limit, random bytes: two of them fill a 1 KiB block, so with the room kept for a
+    delete a leaf holds one, and every split still makes progress."""
+    db, _ = engine(kbs=1, page_size=page_size, buffer_pool_bytes=64 * (page_size + 1024))
+    limit = max_record_bytes(1024)
+    rng = random.Random(3)
+    rows = {rng.randbytes(limit - 16): None for _ in range(40)}
+    for key in rows:
+        rows[key] = rng.randbytes(16)
+        db.put("t", key, rows[key])
+    for key in list(rows)[::2]:
+        db.delete("t", key)
+        del rows[key]
+    assert dict(db.scan("t")) == rows
+    db.close()
+
+
 # -- the modification log and recompression --------------------------------------------------------------------------
 def fill_log_until(db, name, room):
     """Small puts into the root leaf until its compressed copy has at most ``room`` bytes free, in its log."""
