@@ -17,16 +17,17 @@ compressed pages hold fewer rows than the same page uncompressed when the rows d
 table's size is a number of whole key blocks: compression can only save a multiple of them. The counters are
 INFORMATION_SCHEMA.INNODB_CMP's: ``compress_ops``, ``compress_ops_ok``, ``uncompress_ops``.
 
-Deletes and the file-space header's field writes are logged the same way. They never make a page larger, yet
-at the very edge of a block zlib's output is not strictly monotone: a page with a record fewer can compress a few
-bytes larger, so a delete that had to compress the page again could find it no longer fits. InnoDB never meets
-this, since its compressed page keeps a directory in which a delete only marks a record. Here an insert leaves
-room in the image for one delete of the longest key on the page (``reserve``, ``zip_put``), so the next delete is
-appended to the log; a later one that finds no room compresses the page again into the whole block, at zlib's
-default and best levels and then with its other strategies, before giving up with an error (``must_compress``). In 4,500 random loads and deletes (blocks of 1 to 8 KiB; keys ascending, descending or
-shuffled) 8 gave up, all on 1 KiB blocks, before the reserve; none of 7,500 since. A page rebuilt wholesale (a split's
-halves, a merge, a new root) is compressed at once; a merge is tried on a copy first. Redo replay changes the
-frame directly: it marks the copy stale (``body`` None) and the page is compressed when it is next written.
+Deletes and the file-space header's field writes are logged the same way. They never make a page larger, yet at the
+very edge of a block zlib's output is not strictly monotone: a page with a record fewer can compress a few bytes
+larger, so a delete that had to compress the page again could find it no longer fits. InnoDB never meets this, since
+its compressed page keeps a directory in which a delete only marks a record. Here an insert leaves room in the image
+for one delete of the longest key on the page (``reserve``, ``zip_put``), so the next delete is appended to the log;
+a later one that finds no room compresses the page again into the whole block, at zlib's default and best levels and
+then with its other strategies, before giving up with an error (``must_compress``). In 4,500 random loads and
+deletes (blocks of 1 to 8 KiB; keys ascending, descending or shuffled) 8 gave up, all on 1 KiB blocks, before the
+reserve; none of 7,500 since. A page rebuilt wholesale (a split's halves, a merge, a new root) is compressed at
+once; a merge is tried on a copy first. Redo replay changes the frame directly: it marks the copy stale (``body``
+None) and the page is compressed when it is next written.
 
 Image layout (``block`` bytes, integers little-endian; the first 16 bytes are those of an uncompressed page so that
 the checksum, page number and LSN are read the same way)::
