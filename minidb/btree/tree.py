@@ -286,18 +286,16 @@ class BTree(TreeCore):
         mtr = ctx.current_mtr()
         lf = ctx.fsp.alloc()
         rf = ctx.fsp.alloc()
-        if root.zip is not None and keep == page.nrecs:
+        if root.zip is None:
+            mtr.init_copy(lf, pg.INDEX_PAGE, page.level, self.index_id, pg.NIL_PAGE, rf.page_no, 0, root, 0)
+            self._fill_left(lf, keep, new_left, key, value)
+        elif keep == page.nrecs:
             # every record stays left: the root's compressed image moves whole, as InnoDB's root raise copies it
             # (page_zip_copy_recs), since the same records laid out anew might not compress into the block again
             mtr.init_clone(lf, root, pg.NIL_PAGE, rf.page_no)
             mtr.set_u8(lf, pg.FLAGS_OFFSET, 0)
-        else:
-            if root.zip is not None:  # the left half directly (a part of a page that fit its block)
-                mtr.init(lf, pg.INDEX_PAGE, page.level, self.index_id, pg.NIL_PAGE, rf.page_no, 0,
-                         page.records(0, keep))
-            else:
-                mtr.init_copy(lf, pg.INDEX_PAGE, page.level, self.index_id, pg.NIL_PAGE, rf.page_no, 0, root, 0)
-            self._fill_left(lf, keep, new_left, key, value)
+        else:  # the left half directly, compressed once (a part of a page that fit its block; no new record)
+            mtr.init(lf, pg.INDEX_PAGE, page.level, self.index_id, pg.NIL_PAGE, rf.page_no, 0, page.records(0, keep))
         self._fill_right(rf, root, page, keep, not new_left, sep, key, value, lf.page_no, pg.NIL_PAGE)
         flags = pg.Page(rf.buf).flags
         mtr.init(root, pg.INDEX_PAGE, page.level + 1, self.index_id, pg.NIL_PAGE, pg.NIL_PAGE, flags,
