@@ -400,7 +400,7 @@ def io_bound_pace(io: pd.Series, pub: pd.DataFrame) -> str:
 LSM_UNSTALLED = ("MyRocks's rate was held by compaction stalls (seed 000: \"limited by compaction stalls in "
                  "moving data from level 0 to level 2\"); a run as small as tiny ends before our LSM's lower levels "
                  "fill and its compaction debt stops its writers, so nothing holds it back as compaction held "
-                 "MyRocks; a larger scale's run is stalled for most of its length (chapter 3)")
+                 "MyRocks")
 # Why our IO-bound B+tree reads more per insert than InnoDB-5.7 (shown where outside 1.25x).
 BTREE_READS_MORE = ("every read of our IO-bound B+tree is a secondary-index leaf its change buffer could not "
                     "spare (the claim on their share); the post gives InnoDB's KB read per insert only, not how many "

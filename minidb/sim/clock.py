@@ -6,11 +6,11 @@ clock how long the job takes (``job_duration``), and makes the result visible on
 job's end. Meanwhile foreground work advances ``now``; when the engine must wait (a write stall), it calls
 ``wait_until`` and the waited time is recorded as a stall.
 
-``job_duration`` *submits* the job to the device's background queue (``minidb.sim.background_queue``): jobs run one after
-another on the modelled device, each with the share of the device the foreground leaves it, so a job queued behind
-others, or competing with a busy foreground, takes longer than its IO alone would. A job's CPU work (optional
-``work`` counts, charged by the CPU cost model) bounds it too: a compaction cannot go faster than one core merges and
-compresses.
+``job_duration`` *submits* the job to the device's background queue (``minidb.sim.background_queue``): jobs' IO runs
+one job after another on the modelled device, each with the share of the device the foreground leaves it, so a job
+queued behind others, or competing with a busy foreground, takes longer than its IO alone would. A job's CPU work
+(optional ``work`` counts, charged by the CPU cost model) bounds it too, on a core of its own beside the other jobs': a
+compaction cannot go faster than one core merges and compresses, and a flush does not wait for it to.
 
 What the foreground leaves is measured since the previous job was submitted: the device time the foreground's steps
 needed, over the time they would have taken without background work plus the time the foreground sat idle (stalled,

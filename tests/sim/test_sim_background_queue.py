@@ -20,8 +20,26 @@ def test_a_half_share_doubles_a_job_and_cpu_can_bound_it():
     q = BackgroundQueue()
     job = q.submit(0.0, device_seconds=1.0, share=0.5)
     assert job.end == 2.0 and job.share == 0.5
-    slow = q.submit(0.0, device_seconds=1.0, cpu_seconds=4.0, share=1.0)
+    slow = q.submit(2.0, device_seconds=1.0, cpu_seconds=4.0, share=1.0)
     assert slow.end - slow.start == 4.0 and slow.share == pytest.approx(0.25)  # CPU-bound: uses a quarter
+
+
+def test_a_jobs_cpu_work_runs_beside_the_jobs_before_it_and_only_its_io_queues():
+    """RocksDB runs each flush and compaction on a thread of its own: a flush does not wait while a compaction
+    merges, only while the device does the compaction's IO."""
+    q = BackgroundQueue()
+    compaction = q.submit(0.0, device_seconds=1.0, cpu_seconds=10.0)  # IO in [0, 1), merging until 10
+    flush = q.submit(0.5, device_seconds=0.5, cpu_seconds=1.0)  # IO after the compaction's, CPU from 0.5
+    assert compaction.end == 10.0
+    assert (flush.start, flush.end) == (1.0, 1.5)  # ends long before the compaction it was queued behind
+    cpu_bound = q.submit(2.0, device_seconds=0.5, cpu_seconds=3.0)
+    assert (cpu_bound.start, cpu_bound.end) == (2.0, 5.0)
+    late = q.submit(2.2, device_seconds=1.0)  # IO waits for the IO before it, not for that job's CPU
+    assert (late.start, late.end) == (2.5, 3.5)
+    assert q.busy_until == 3.5 and q.device_seconds == 3.0
+    # the foreground shares the device with the jobs' IO only: the compaction's and the flush's take all of it
+    # until 1.5, and the device is free from then until 2.0
+    assert q.foreground_time(0.5, 0.25) == pytest.approx(1.25)
 
 
 def test_foreground_gets_the_rest_of_the_device_while_jobs_run():
