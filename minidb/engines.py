@@ -68,6 +68,8 @@ class EngineSpec:
     features: frozenset[str] = frozenset()  # optional features, named by the option that turns them on or off
     report: Callable[[Engine, str], dict] = lambda engine, unit: {}  # `minidb stats`'s engine-specific sections
     data_bytes: Callable[[Engine], int] = lambda engine: 0  # bytes holding the data, not the logs (see below)
+    # Bytes of its cache it has not taken yet: RAM the OS's page cache may use meanwhile (storage.page_cache)
+    cache_unused: Callable[[Engine], int] = lambda engine: 0
     # "module:function" checking every file of a database on a device: (device) -> [minidb.verify.FileReport]
     verifier: str | None = None
     # "module:function" reading file by file what an engine that cannot open left readable: (device, Salvaged)
@@ -163,6 +165,11 @@ def _lsm_data_bytes(engine) -> int:
     return engine.stats()["sst_bytes"]
 
 
+def _lsm_cache_unused(engine) -> int:
+    """What the LSM's block cache has not taken: RocksDB's takes memory only as blocks enter it."""
+    return engine.cache.capacity - engine.cache.usage
+
+
 REGISTRY: dict[str, EngineSpec] = {
     "btree": EngineSpec(
         name="btree", title="B+tree (InnoDB-like)", module="minidb.btree", function="open_btree",
@@ -193,7 +200,7 @@ REGISTRY: dict[str, EngineSpec] = {
         features=frozenset({"compression", "compaction", "memtable_bytes", "bits_per_key", "wal_recovery_mode",
                             "listeners"}),
         report=_compaction_stats,
-        data_bytes=_lsm_data_bytes,
+        data_bytes=_lsm_data_bytes, cache_unused=_lsm_cache_unused,
         verifier="minidb.verify.lsm_files:verify", salvager="minidb.verify.salvage:salvage_lsm",
         aliases=("myrocks", "rocksdb", "lsm", "leveldb"),
         shades=("#d9591b", "#f0913f", "#f6bd85", "#8f3408"),  # oranges

@@ -20,7 +20,8 @@ figures in the same columns and units, so a chart can put them side by side.
 **The page cache.** The post gives each server's RAM "for the database and OS": 50 GB IO-bound, 256 GB in memory.
 What the database's cache leaves of it is the operating system's page cache, which RocksDB reads its files through
 by default and InnoDB, as usually run (``O_DIRECT``), does not (``minidb.storage.page_cache``; the post gives
-neither setting). ``page_cache_bytes`` scales it like the caches;
+neither setting). ``page_cache_bytes`` scales it like the caches, and while the LSM's block cache is not full the
+page cache also holds what it has not taken (RocksDB's block cache takes memory only as blocks enter it);
 the run's ``page_cache_rkb_per_op`` is what it served, KB per insert that iostat never saw. In memory it holds the
 whole database, so MyRocks's compactions read nothing from the device; IO-bound it holds the files written last.
 
@@ -408,7 +409,8 @@ BTREE_READS_MORE = ("every read of our IO-bound B+tree is a secondary-index leaf
 # Why our LSM reads a different amount per insert than MyRocks (shown where outside 1.25x).
 LSM_READS = ("our LSM's reads are its compactions reading back files the operating system's page cache no longer "
              "held (its foreground reads, the primary key's uniqueness check, are a few blocks per hundred rows): the "
-             "page cache is what seed 000's 50 GB of RAM left beside the 10 GB block cache, scaled like the caches, and "
+             "page cache is what seed 000's 50 GB of RAM left beside the 10 GB block cache (and what the block cache has "
+             "not filled yet), scaled like the caches, and "
              "it holds the files flushes and compactions wrote last; how much compaction reads back depends on how "
              "many levels a run fills and how much debt it leaves unpaid when it ends, which differ from MyRocks's "
              "2-billion-row run; the post gives MyRocks's KB read only, so which reads ours lacks or adds is not "

@@ -12,6 +12,11 @@ engine's reads gain from it is the engine's choice:
   IO-bound server had "50gb of RAM for the database and OS" beside a 10 GB block cache; its in-memory server 256 GB
   beside 190 GB of caches.
 
+What the page cache may hold is the RAM the engine's cache leaves: ``capacity_bytes`` once that cache is full, and
+meanwhile also what it has not taken yet (``lent``). RocksDB's block cache takes memory only as blocks enter it, and
+an insert-only load, which reads little through it, leaves most of it to the OS; InnoDB allocates its buffer pool
+when the server starts, and lends nothing.
+
 A read of a cached kind whose pages are all in the cache never reaches the device: ``iostat`` does not see it, so
 the device's ``IOStats`` does not count it and it takes no device time. The cache counts it in its own ``hits``
 (an ``IOStats`` with the same kind, cause and tag labels), so that every byte read is still counted somewhere. A
@@ -37,14 +42,19 @@ class PageCache:
     def __init__(self, capacity_bytes: int, kinds: tuple[str, ...] = BUFFERED_KINDS) -> None:
         if not isinstance(capacity_bytes, int) or isinstance(capacity_bytes, bool) or capacity_bytes < 0:
             raise ValueError(f"bad page cache size {capacity_bytes!r}: must be an int >= 0 (bytes)")
-        self.capacity_pages = capacity_bytes // PAGE_BYTES  # most pages held
+        self.capacity_pages = capacity_bytes // PAGE_BYTES  # most pages held once the engine's cache is full
+        self.lent = None  # () -> bytes the engine's cache has not taken yet, which pages may use meanwhile
         self.kinds = frozenset(kinds)  # the file kinds read with buffered IO
         self._lru: OrderedDict[tuple[str, int], None] = OrderedDict()  # (file, page), least recently used first
         self._pages: dict[str, set[int]] = {}  # file -> its cached pages, to forget a deleted file's
         self.hits = IOStats()  # reads served from the cache, labelled as the device would have labelled them
 
     def __repr__(self) -> str:
-        return f"PageCache({len(self._lru)} of {self.capacity_pages} pages of {', '.join(sorted(self.kinds))})"
+        return f"PageCache({len(self._lru)} of {self.capacity()} pages of {', '.join(sorted(self.kinds))})"
+
+    def capacity(self) -> int:
+        """The most pages held now: ``capacity_pages``, and the pages of what the engine's cache has not taken."""
+        return self.capacity_pages + (self.lent() // PAGE_BYTES if self.lent is not None else 0)
 
     @property
     def nbytes(self) -> int:
@@ -58,7 +68,7 @@ class PageCache:
     def read(self, name: str, offset: int, n: int) -> bool:
         """True if every page of ``n`` bytes at ``offset`` of ``name`` is cached (a hit, no device read); else
         False, and the pages are cached now, as the device's read brings them in."""
-        if not n or not self.capacity_pages:
+        if not n or not self.capacity():
             return False  # no pages to hold: the read is the device's, as without a cache
         pages = _pages_of(offset, n)
         lru = self._lru
@@ -101,8 +111,9 @@ class PageCache:
 
     def _touch(self, name: str, pages) -> None:
         """Make ``pages`` of ``name`` the most recently used, adding those missing and evicting the least
-        recently used beyond the capacity."""
-        if not self.capacity_pages:
+        recently used beyond the capacity (which shrinks as the engine's cache fills)."""
+        capacity = self.capacity()
+        if not capacity:
             return
         lru = self._lru
         held = self._pages.setdefault(name, set())
@@ -113,7 +124,7 @@ class PageCache:
             else:
                 lru[key] = None
                 held.add(p)
-        while len(lru) > self.capacity_pages:
+        while len(lru) > capacity:
             (old, p), _ = lru.popitem(last=False)
             old_pages = self._pages[old]
             old_pages.discard(p)

@@ -38,9 +38,11 @@ import math
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 
 from .. import scales
 from ..engines import EngineSizes, engine_name, open_engine
+from ..engines import get as engine_spec
 from ..schema import Schema
 from ..sim.bottleneck import Host
 from ..sim.clock import Clock
@@ -105,6 +107,9 @@ class Driver:
         self.sizes = sizes  # cache and LSM sizes the engine was opened with
         self.engine_name = engine_name(data.engine)  # for the summary
         self.engine = open_engine(data.engine, self.storage, sizes, clock=self.clock, **data.engine_options)
+        if self.storage.page_cache is not None and isinstance(data.engine, str):
+            # meanwhile the page cache also holds what the engine's cache has not taken yet (storage.page_cache)
+            self.storage.page_cache.lent = partial(engine_spec(data.engine).cache_unused, self.engine)
         self.commits = CommitStats()  # what every transaction of the run wrote
         self.tables: list[Table] = []  # tables created through table()
         self.rows_before = 0  # rows the tables held when this driver opened them (a reopened load's)

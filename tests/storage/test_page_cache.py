@@ -49,6 +49,40 @@ def test_the_least_recently_used_page_goes_first_at_capacity_and_not_before():
     assert device.stats.total().reads == 1
 
 
+def test_what_the_engines_cache_has_not_taken_holds_pages_until_it_fills():
+    """RocksDB's block cache takes memory only as blocks enter it: until then the OS may cache more file pages."""
+    device = device_with_cache(2)
+    unused = [2 * PAGE_BYTES]  # the engine's cache has two pages' worth free
+    device.page_cache.lent = lambda: unused[0]
+    f = sst(device)  # four pages: all held, in two pages of its own and two lent
+    assert device.page_cache.capacity() == 4
+    f.read(0, 1)
+    assert device.stats.total().reads == 0
+    unused[0] = PAGE_BYTES - 1  # the engine's cache filled: less than a page is left to lend
+    f.append(bytes(PAGE_BYTES))  # the next page cached evicts down to the two pages of its own
+    assert device.page_cache.capacity() == 2 and device.page_cache.nbytes == 2 * PAGE_BYTES
+    f.read(PAGE_BYTES, 1)  # page 1 was evicted
+    assert device.stats.total().reads == 1
+
+
+def test_a_driver_lends_the_lsms_unfilled_block_cache_to_the_page_cache_and_nothing_of_the_btrees_pool():
+    from minidb.workloads import DataSetup, Driver, RunSetup
+    from minidb import scales
+    from minidb.sim.bottleneck import Host
+
+    for engine, lends in (("lsm", True), ("btree", False)):
+        setup = RunSetup(DataSetup(engine), cache_bytes=1 << 20, page_cache_bytes=1 << 20)
+        drv = Driver.sized(setup, 1 << 20, scales.reference("INSERT_BENCHMARK"), Host())
+        cache = drv.storage.page_cache
+        assert cache.capacity_pages == (1 << 20) // PAGE_BYTES
+        if lends:
+            block_cache = drv.engine.cache
+            assert cache.capacity() * PAGE_BYTES == (1 << 20) + block_cache.capacity - block_cache.usage
+        else:
+            assert cache.capacity() == cache.capacity_pages
+        drv.engine.close()
+
+
 @pytest.mark.parametrize("n", [10, 0])
 def test_a_page_cache_of_no_pages_counts_as_no_cache_at_all(n):
     counted = []
