@@ -6,7 +6,7 @@ Every on-disk structure of the LSM engine (blocks, WAL records, version edits) i
 
 * fixed32 / fixed64 little-endian (block trailers, restart arrays, footers);
 * big-endian 64-bit for the internal-key trailer, so that equal user keys sort by sequence number with ``memcmp``
-  of the trailer bytes;
+  of the trailer bytes; big-endian 32 and 64-bit for the key codec's numbers, for the same reason;
 * varint32 / varint64: 7 bits per byte, low groups first, high bit set on every byte but the last.
 
 All functions are ``inline`` and ``nogil`` so the hot loops that cimport them pay no call overhead.
@@ -24,6 +24,17 @@ cdef inline void store_le32(unsigned char* p, uint32_t v) noexcept nogil:
 
 cdef inline uint32_t load_le32(const unsigned char* p) noexcept nogil:
     return (<uint32_t>p[0]) | (<uint32_t>p[1] << 8) | (<uint32_t>p[2] << 16) | (<uint32_t>p[3] << 24)
+
+
+cdef inline void store_be32(unsigned char* p, uint32_t v) noexcept nogil:
+    p[0] = (v >> 24) & 0xff
+    p[1] = (v >> 16) & 0xff
+    p[2] = (v >> 8) & 0xff
+    p[3] = v & 0xff
+
+
+cdef inline uint32_t load_be32(const unsigned char* p) noexcept nogil:
+    return (<uint32_t>p[0] << 24) | (<uint32_t>p[1] << 16) | (<uint32_t>p[2] << 8) | (<uint32_t>p[3])
 
 
 cdef inline void store_be64(unsigned char* p, uint64_t v) noexcept nogil:

@@ -14,6 +14,8 @@ type      tag    body
 None      0x00   nothing
 bytes     0x01   the bytes with every 0x00 written as 0x00 0xFF, then the terminator 0x00 0x01
 str       0x02   its UTF-8 bytes, escaped and terminated the same way
+int32     0x0C   4 bytes big-endian of the signed 32-bit value with the sign bit flipped (a value the caller
+                 marks as one of an int32 column: see below)
 int       0x10   8 bytes big-endian of the signed 64-bit value with the sign bit flipped
 float     0x21   8 bytes big-endian of the IEEE double: positive numbers get the sign bit set, negative
                  numbers have every bit inverted
@@ -33,15 +35,22 @@ Why each trick works:
   and the value after it in the tuple can never be mistaken for part of it (CockroachDB's
   ``EncodeBytesAscending`` uses the same escape and terminator).
 
+**Column widths.** A Python int carries no width, but a column does: MySQL stores an ``INT`` in 4 bytes and a
+``BIGINT`` in 8, in InnoDB's records and in MyRocks's memcomparable keys alike. So ``encode_key(values, int32)``
+takes, for a table's key, one flag byte per value (nonzero: the value belongs to an ``int32`` column) and writes
+those values in 4 bytes instead of 8; the table layer (``minidb.table``) passes its key columns' flags. A column
+holds values of one type, so an ``int32`` body is only ever compared with another, and the order holds; the tag
+keeps the key self-describing, so ``decode_key`` needs no schema.
+
 Because every value is self-delimiting, ``encode_key(prefix)`` is a byte prefix of ``encode_key(prefix + rest)``:
 an index lookup on leading columns is a scan from ``encode_key(prefix)`` to ``prefix_end(encode_key(prefix))``.
 """
 
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint32_t, uint64_t
 from libc.string cimport memcpy
 
-from minidb.coding cimport load_be64, store_be64
+from minidb.coding cimport load_be32, load_be64, store_be32, store_be64
 
 
 cdef extern from "Python.h":
@@ -50,6 +59,7 @@ cdef extern from "Python.h":
 
 
 cdef uint64_t SIGN = 0x8000000000000000ULL
+cdef uint32_t SIGN32 = 0x80000000U
 
 
 cdef inline Py_ssize_t _count_zeros(const unsigned char* p, Py_ssize_t n) noexcept nogil:
@@ -85,6 +95,17 @@ cdef inline uint64_t _int_bits(object v) except? 0:
     return (<uint64_t>iv) ^ SIGN
 
 
+cdef inline uint32_t _int32_bits(object v) except? 0:
+    cdef int64_t iv
+    try:
+        iv = v
+    except OverflowError:
+        iv = SIGN  # out of range below
+    if not -2147483648 <= iv <= 2147483647:
+        raise ValueError(f"int32 key value {v} is outside the signed 32-bit range")
+    return (<uint32_t><int32_t>iv) ^ SIGN32
+
+
 cdef inline uint64_t _float_bits(object v) except? 0:
     cdef double d = v
     cdef uint64_t u
@@ -102,21 +123,25 @@ cdef str _describe(object v):
     return f"{type(v).__name__} {v!r}"
 
 
-cpdef bytes encode_key(object values):
-    """The order-preserving encoding of the tuple (or list) ``values``; see the module docstring."""
+cpdef bytes encode_key(object values, bytes int32=None):
+    """The order-preserving encoding of the tuple (or list) ``values``; an int at a position whose byte in
+    ``int32`` is nonzero takes 4 bytes (see the module docstring: column widths)."""
     if not isinstance(values, (tuple, list)):
         raise ValueError(f"a key is a tuple of values, got {_describe(values)}")
-    cdef Py_ssize_t size = 0, pos = 0, n
+    cdef Py_ssize_t size = 0, pos = 0, n, i = 0, nflags = 0
+    cdef const unsigned char* flags = NULL
     cdef const char* data
     cdef object v
-    cdef list texts = None  # UTF-8 of each str, computed once in the sizing pass
+    if int32 is not None:
+        nflags = PyBytes_GET_SIZE(int32)
+        flags = <const unsigned char*>PyBytes_AS_STRING(int32)
     for v in values:
         if v is None:
             size += 1
         elif isinstance(v, bool):
             raise ValueError(f"bool {v!r} is not a key type; use int 0/1")
         elif isinstance(v, int):
-            size += 9
+            size += 5 if i < nflags and flags[i] else 9
         elif isinstance(v, float):
             size += 9
         elif isinstance(v, bytes):
@@ -130,12 +155,19 @@ cpdef bytes encode_key(object values):
             size += 3 + n + _count_zeros(<const unsigned char*>data, n)
         else:
             raise ValueError(f"{_describe(v)} is not a key type: use None, int, float, str or bytes")
+        i += 1
     out = PyBytes_FromStringAndSize(NULL, size)
     cdef unsigned char* buf = <unsigned char*>PyBytes_AS_STRING(out)
+    i = -1
     for v in values:
+        i += 1
         if v is None:
             buf[pos] = TAG_NULL
             pos += 1
+        elif isinstance(v, int) and i < nflags and flags[i]:
+            buf[pos] = TAG_INT32
+            store_be32(buf + pos + 1, _int32_bits(v))
+            pos += 5
         elif isinstance(v, int):
             buf[pos] = TAG_INT
             store_be64(buf + pos + 1, _int_bits(v))
@@ -185,6 +217,11 @@ cpdef tuple decode_key(bytes key):
         pos += 1
         if tag == TAG_NULL:
             out.append(None)
+        elif tag == TAG_INT32:
+            if pos + 4 > n:
+                raise ValueError(f"bad encoded key {key!r}: number at offset {pos - 1} is cut short")
+            out.append(<int32_t>(load_be32(p + pos) ^ SIGN32))
+            pos += 4
         elif tag == TAG_INT or tag == TAG_FLOAT:
             if pos + 8 > n:
                 raise ValueError(f"bad encoded key {key!r}: number at offset {pos - 1} is cut short")

@@ -45,6 +45,12 @@ class DuplicateKeyError(ValueError):
     """An insert or update would give two rows the same primary key or the same unique index values."""
 
 
+def int32_flags(cols: Iterable[Column]) -> bytes:
+    """``keycodec.encode_key``'s flags for a key of ``cols``: 1 for each ``int32`` column, whose values it stores in
+    4 bytes (as MySQL stores an INT), 0 for the others."""
+    return bytes(c.type == "int32" for c in cols)
+
+
 def _tuple_getter(positions: tuple[int, ...]):
     """A function picking ``positions`` out of a sequence, always as a tuple (itemgetter alone is not, for one)."""
     if len(positions) == 1:
@@ -79,7 +85,7 @@ class TableCounts:
 class _IndexPlan:
     """How one secondary index's entries are built from a row and read back; computed once per table."""
 
-    __slots__ = ("name", "keyspace", "unique", "columns", "key_columns", "pk_in_key", "ncols", "cols")
+    __slots__ = ("name", "keyspace", "unique", "columns", "key_columns", "pk_in_key", "ncols", "cols", "int32")
 
     def __init__(self, schema: Schema, index: Index, pos: dict[str, int]) -> None:
         self.name = index.name  # index name
@@ -88,6 +94,7 @@ class _IndexPlan:
         self.ncols = len(index.columns)  # number of index columns
         self.cols = tuple(schema.columns[pos[c]] for c in index.columns)  # the index columns, for checking bounds
         extra = tuple(c for c in schema.primary_key if c not in index.columns)
+        self.int32 = int32_flags(schema.columns[pos[c]] for c in index.columns + extra)  # of key_columns' values
         self.columns = _tuple_getter(tuple(pos[c] for c in index.columns))  # row -> index values
         self.key_columns = _tuple_getter(tuple(pos[c] for c in index.columns + extra))  # row -> non-unique key
         where = {c: i for i, c in enumerate(index.columns + extra)}
@@ -118,6 +125,7 @@ class RowLayout:
         self._required = tuple(i for i, c in enumerate(schema.columns) if not c.nullable)  # NOT NULL positions
         self._pk_checks = tuple((i, schema.columns[i]) for i in pk)  # key columns the row codec does not check
         self._pk_cols = tuple(schema.columns[i] for i in pk)  # primary-key columns, for checking bounds
+        self._pk_int32 = int32_flags(self._pk_cols)  # encode_key's flags for the primary key
         # float columns: an int given for one becomes a float, else it would encode as an int in index keys
         self._floats = frozenset(i for i, c in enumerate(schema.columns) if c.type == "float")
         self._plans = {ix.name: _IndexPlan(schema, ix, pos) for ix in schema.indexes}  # secondary indexes
@@ -194,7 +202,7 @@ class RowLayout:
         """``row`` checked (``_row``), its primary key values and its encoded primary key."""
         row = self._row(row)
         pk = self._pk_of(row)
-        key = encode_key(pk)
+        key = encode_key(pk, self._pk_int32)
         self.counts.keys_encoded += 1
         return row, pk, key
 
@@ -210,9 +218,10 @@ class RowLayout:
         for plan in self._plans.values():
             vals = plan.columns(row)
             if plan.unique and None not in vals:
-                out.append((plan, encode_key(vals), pk_key, True))
+                out.append((plan, encode_key(vals, plan.int32), pk_key, True))
             else:
-                out.append((plan, encode_key(plan.key_columns(row)), pk_key if plan.unique else b"", False))
+                out.append((plan, encode_key(plan.key_columns(row), plan.int32), pk_key if plan.unique else b"",
+                            False))
         self.counts.keys_encoded += len(out)
         return out
 
@@ -298,7 +307,7 @@ class Table(RowLayout):
             new[self._pos[name]] = value
         new = self._row(new)
         old_pk, new_pk = self._pk_of(old), self._pk_of(new)
-        old_key, new_key = encode_key(old_pk), encode_key(new_pk)
+        old_key, new_key = encode_key(old_pk, self._pk_int32), encode_key(new_pk, self._pk_int32)
         self.counts.keys_encoded += 2
         moved = new_key != old_key
         if moved and self.unique_checks and txn.get(self.primary, new_key) is not None:
@@ -331,7 +340,7 @@ class Table(RowLayout):
         if row is None:
             return False
         pk = self._pk_of(row)
-        key = encode_key(pk)
+        key = encode_key(pk, self._pk_int32)
         self.counts.keys_encoded += 1
         txn.delete(self.primary, key)
         for plan, ikey, _, _ in self._entries(row, pk, key):
@@ -343,7 +352,7 @@ class Table(RowLayout):
     def get(self, pk, txn: Transaction | None = None):
         """The row with primary key ``pk`` (a tuple, or a bare value for a one-column key), or None."""
         pk = self._key_values(pk, self._pk_cols, "primary key")
-        key = encode_key(pk)
+        key = encode_key(pk, self._pk_int32)
         self.counts.keys_encoded += 1
         value = txn.get(self.primary, key) if txn is not None else self.engine.get(self.primary, key)
         return None if value is None else self._assemble(pk, value, key)
@@ -362,7 +371,7 @@ class Table(RowLayout):
     def lookup(self, index: str, values, *, limit: int | None = None, txn: Transaction | None = None) -> list:
         """Rows whose leading ``index`` columns equal ``values``, in index order (each fetched by primary key)."""
         plan = self._plan(index)
-        prefix = encode_key(self._key_values(values, plan.cols, f"index {index!r}", partial=True))
+        prefix = encode_key(self._key_values(values, plan.cols, f"index {index!r}", partial=True), plan.int32)
         self.counts.keys_encoded += 1
         return list(self._index_rows(plan, prefix, prefix_end(prefix), limit, False, txn))
 
@@ -392,7 +401,7 @@ class Table(RowLayout):
                 yield vals[:plan.ncols], pk
                 continue
             if pk_key is None:
-                pk_key = encode_key(pk)
+                pk_key = encode_key(pk, self._pk_int32)
                 self.counts.keys_encoded += 1
             row_value = txn.get(self.primary, pk_key) if txn is not None else self.engine.get(self.primary, pk_key)
             if row_value is None:
@@ -407,12 +416,12 @@ class Table(RowLayout):
         return plan
 
     def _bounds(self, lo, hi, cols: tuple[Column, ...]) -> tuple[bytes | None, bytes | None]:
-        keys = []
+        keys, int32 = [], int32_flags(cols)
         for bound, what in ((lo, "lo"), (hi, "hi")):
             if bound is None:
                 keys.append(None)
             else:
-                keys.append(encode_key(self._key_values(bound, cols, f"bound {what}", partial=True)))
+                keys.append(encode_key(self._key_values(bound, cols, f"bound {what}", partial=True), int32))
                 self.counts.keys_encoded += 1
         return keys[0], keys[1]
 

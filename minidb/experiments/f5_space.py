@@ -69,7 +69,7 @@ EXPLORE_SETTINGS = {
 CF_OPTIONS = {"cf1": {"compression": "none", "bottommost_compression": "lz4"},
               "cf2": {"compression": "lz4", "bottommost_compression": "zstd"}}
 FILL_FACTORS = (15 / 16, 1.0)  # innodb_fill_factor: InnoDB's default and 100%
-POOL_BYTES_PER_ROW = 1024  # the fill run's pool: several times an insert-benchmark row's 157 bytes in 4 indexes
+POOL_BYTES_PER_ROW = 1024  # the fill run's pool: several times an insert-benchmark row's 137 bytes in 4 indexes
 UPDATES_PER_COMMIT = 100  # the update run's transactions
 SAMPLES = 40  # points of the size series
 HOST = Host()  # the loads' server: seed 000's 48 cores and 16 clients (Host's defaults)

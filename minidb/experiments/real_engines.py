@@ -27,6 +27,7 @@ from ..real.loader import load
 from ..real.rows import keyspaces
 from ..scales import INSERT_BENCHMARK, SMALLEST_POOL_BYTES, current, engine_sizes
 from .claims import Claim, at_least, at_most, between
+from .f1_insert_benchmark import estimated_db_bytes
 from .runner import sweep
 
 # Rows per scale: the real engines write real files and run in wall-clock time, so the load is sized for seconds at
@@ -34,7 +35,6 @@ from .runner import sweep
 # Below about 30,000 rows the "5%" cache would be the B+tree's smallest pool, 16 pages of 16 KiB, and then the two
 # caches' replacement policies, not the trees, decide the page reads.
 ROWS = {"tiny": 30_000, "small": 60_000, "large": 1_000_000}
-ROW_BYTES = 157  # keys and values of one insert-benchmark row (minidb.workloads.insert_benchmark's docstring)
 CACHES = {"in-memory": 2.0, "5%": 0.05}  # cache name -> fraction of the loaded data's logical bytes
 LSM_SHAPES = {"scaled": 1, "big-memtable": 4}  # shape name -> memtable multiple of the scaled size
 PAGE_SIZES = {"4k": 4096, "16k": 16384}  # B+tree shapes: page size
@@ -44,7 +44,7 @@ BAND = between(0.5, 2.0)  # ours / real within 2x either way: the bands the chap
 
 def lsm_shape(rows: int, shape: str, cache_bytes: int) -> dict:
     """Our LSM's options for ``rows`` rows in shape ``shape``, in our option names (RocksDBLoader takes the same)."""
-    sizes = engine_sizes("lsm", rows * ROW_BYTES, INSERT_BENCHMARK, cache_bytes)
+    sizes = engine_sizes("lsm", estimated_db_bytes(rows), INSERT_BENCHMARK, cache_bytes)
     memtable = sizes.memtable_bytes * LSM_SHAPES[shape]
     return dict(memtable_bytes=memtable, block_size=4096, bits_per_key=10,
                 max_bytes_for_level_base=max(sizes.level_base_bytes, 4 * memtable),
@@ -53,7 +53,7 @@ def lsm_shape(rows: int, shape: str, cache_bytes: int) -> dict:
 
 def run_point(engine: str, shape: str, cache: str, rows: int, seed: int = 0) -> dict:
     """Load ``rows`` rows into ``engine`` (one of ``PAIRS``' keys or values) in ``shape`` with cache ``cache``."""
-    cache_bytes = max(SMALLEST_POOL_BYTES, int(CACHES[cache] * rows * ROW_BYTES))
+    cache_bytes = max(SMALLEST_POOL_BYTES, int(CACHES[cache] * estimated_db_bytes(rows)))
     ks = keyspaces()
     if engine in ("minidb-lsm", "rocksdb"):
         opts = lsm_shape(rows, shape, cache_bytes)

@@ -22,8 +22,9 @@ modelled by the simulated-time bottleneck law (the binlog and the SQL layer's CP
 default seed 000's server, ``SERVER``); ``dateandtime`` from the wall clock (here every commit is one second later than the previous, so both engines store identical rows); query threads
 running flat out (here each does ``queries_per_commit`` queries per insert commit, so a run is deterministic).
 
-**Row size.** Our encoding stores 49 bytes in the primary index (9-byte key, 40-byte value) and 36-byte keys in each
-secondary index: 157 bytes of keys and values per row with three indexes. The seed's databases hold 113 bytes per
+**Row size.** Our encoding stores 49 bytes in the primary index (9-byte key, 40-byte value) and keys of 28, 28 and
+32 bytes in the secondary indexes (an ``int32`` column takes 5 bytes, MySQL's 4 and our type tag): 137 bytes of keys
+and values per row with three indexes. The seed's databases hold 113 bytes per
 row for MyRocks (226 GB for 2 billion rows, uncompressed, after prefix compression of keys) and 181 for InnoDB
 (362 GB, with fragmented pages): the same order, which is what keeps cache/database ratios meaningful.
 """

@@ -59,6 +59,24 @@ def test_index_entry_layout():
     assert entries(engine, "by_shop") == [((3, 4, 7), b"")]  # non-unique: index columns + primary key, no value
     assert entries(engine, "by_price") == [((2.5, 7), b"")]
     assert entries(engine, "by_code") == [(("X",), pk_key)]  # unique: index columns only, value = primary key
+    assert engine.data["sales.by_shop"].keys()[0] == encode_key((3, 4, 7), b"\x01\x01\x00")  # int32s in 4 bytes
+
+
+def test_int32_key_columns_keep_their_order_in_every_read():
+    schema = Schema("t", [("id", "int32"), ("v", "int32")], primary_key=("id",), indexes=[("by_v", ("v",))])
+    engine = DictEngine()
+    t = Table(engine, schema)
+    ids = [-2**31, -5, -1, 0, 1, 300, 2**31 - 1]
+    for i in ids:
+        t.insert((i, -(i + 1)))
+    assert {len(k) for k in engine.data["t.primary"].keys()} == {5}  # tag + 4 bytes
+    assert [r.id for r in t.scan()] == ids
+    assert [r.id for r in t.scan(-1, 301)] == [-1, 0, 1, 300]
+    assert t.get(-5).v == 4 and t.get(6) is None
+    assert [r.id for r in t.index_scan("by_v", -301, 1)] == [300, 1, 0, -1]
+    assert [r.id for r in t.lookup("by_v", 4)] == [-5]
+    assert t.update(300, {"id": 301}) and [r.id for r in t.scan(300, 302)] == [301]
+    assert t.delete(-2**31) and t.scan().__next__().id == -5
 
 
 def test_non_unique_index_maintenance_is_blind():

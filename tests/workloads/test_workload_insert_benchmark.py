@@ -35,9 +35,10 @@ def test_rows_follow_iibench_rules_and_repeat_with_the_seed():
     assert RowGenerator(seed=6).batch(1000) != first
 
 
-def test_a_row_takes_157_bytes_of_keys_and_values():
+def test_a_row_takes_137_bytes_of_keys_and_values():
     row = RowGenerator(seed=1).batch(1)[0]
-    assert RowLayout(schema()).entry_bytes(row) == 157  # the figure the module docstring and scales.py use
+    assert RowLayout(schema()).entry_bytes(row) == 137  # the figure of the module docstring
+    assert [len(k) for _, k, _ in RowLayout(schema()).entries(row)[1:]] == [28, 28, 32]  # int32 ids in 5 bytes
     assert RowLayout(schema(0)).entry_bytes(row) == 49
 
 

@@ -139,7 +139,7 @@ def test_the_insert_benchmark_scales_from_the_configuration_its_cache_stands_for
     assert mem.db_bytes == io.db_bytes  # the LSM's sizes scale alike in both
     assert mem.redo_fraction == pytest.approx(4 * 2**30 / (io.db_bytes * scales.IN_MEMORY_ROWS_SHARE))
     assert mem.cache_fraction["btree"] == mem.cache_fraction["lsm"] == 190 / 56.5
-    rows = 100_000
+    rows = 200_000  # enough that the in-memory run's redo log is above the floor
 
     def sizes(cache_bytes=None):
         return sized_driver(RunSetup(DataSetup("btree"), cache_bytes=cache_bytes), rows).sizes
