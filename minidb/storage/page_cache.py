@@ -37,7 +37,8 @@ BUFFERED_KINDS = ("sst",)  # the file kinds read through the page cache: the LSM
 
 
 class PageCache:
-    """The least recently used ``capacity_bytes`` of file pages of ``kinds`` (see the module docstring)."""
+    """The least recently used ``capacity_bytes`` of file pages of ``kinds``, and more while the engine's cache lends
+    what it has not filled (``lent``; see the module docstring)."""
 
     def __init__(self, capacity_bytes: int, kinds: tuple[str, ...] = BUFFERED_KINDS) -> None:
         if not isinstance(capacity_bytes, int) or isinstance(capacity_bytes, bool) or capacity_bytes < 0:
