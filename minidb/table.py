@@ -202,9 +202,13 @@ class RowLayout:
         """``row`` checked (``_row``), its primary key values and its encoded primary key."""
         row = self._row(row)
         pk = self._pk_of(row)
+        return row, pk, self._pk_key(pk)
+
+    def _pk_key(self, pk: tuple) -> bytes:
+        """The encoded primary key of the values ``pk`` (its int32 columns in 4 bytes), counted as a key encoded."""
         key = encode_key(pk, self._pk_int32)
         self.counts.keys_encoded += 1
-        return row, pk, key
+        return key
 
     def _value(self, row: tuple) -> bytes:
         """The primary index's value of checked ``row``: its non-key columns, encoded."""
@@ -307,8 +311,7 @@ class Table(RowLayout):
             new[self._pos[name]] = value
         new = self._row(new)
         old_pk, new_pk = self._pk_of(old), self._pk_of(new)
-        old_key, new_key = encode_key(old_pk, self._pk_int32), encode_key(new_pk, self._pk_int32)
-        self.counts.keys_encoded += 2
+        old_key, new_key = self._pk_key(old_pk), self._pk_key(new_pk)
         moved = new_key != old_key
         if moved and self.unique_checks and txn.get(self.primary, new_key) is not None:
             raise DuplicateKeyError(f"table {self.schema.name!r}: primary key {new_pk!r} already exists")
@@ -340,8 +343,7 @@ class Table(RowLayout):
         if row is None:
             return False
         pk = self._pk_of(row)
-        key = encode_key(pk, self._pk_int32)
-        self.counts.keys_encoded += 1
+        key = self._pk_key(pk)
         txn.delete(self.primary, key)
         for plan, ikey, _, _ in self._entries(row, pk, key):
             txn.delete(plan.keyspace, ikey)
@@ -352,8 +354,7 @@ class Table(RowLayout):
     def get(self, pk, txn: Transaction | None = None):
         """The row with primary key ``pk`` (a tuple, or a bare value for a one-column key), or None."""
         pk = self._key_values(pk, self._pk_cols, "primary key")
-        key = encode_key(pk, self._pk_int32)
-        self.counts.keys_encoded += 1
+        key = self._pk_key(pk)
         value = txn.get(self.primary, key) if txn is not None else self.engine.get(self.primary, key)
         return None if value is None else self._assemble(pk, value, key)
 
@@ -401,8 +402,7 @@ class Table(RowLayout):
                 yield vals[:plan.ncols], pk
                 continue
             if pk_key is None:
-                pk_key = encode_key(pk, self._pk_int32)
-                self.counts.keys_encoded += 1
+                pk_key = self._pk_key(pk)
             row_value = txn.get(self.primary, pk_key) if txn is not None else self.engine.get(self.primary, pk_key)
             if row_value is None:
                 raise CorruptionError(f"keyspace {plan.keyspace!r}: entry {key!r} points at primary key {pk!r}, "
