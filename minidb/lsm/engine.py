@@ -37,6 +37,7 @@ from .keyspace_map import KeyspaceMap
 from .level_iter import LevelIter
 from .maintenance import compact_manually, flush_all
 from .options import CFOptions, DBOptions
+from .point_lookup import get_from_files
 from .recovery import num_levels, recover
 from .scan_merge import plugged_entries
 from .scheduler import Scheduler
@@ -284,12 +285,7 @@ class LSMEngine(Engine):
                 return value
         # Tagged with the keyspace, as the B+tree's pager tags a page read with its index: which index's reads miss.
         with self.device.stats.cause("foreground"), self.device.stats.tag(keyspace):
-            target = seek_key(ukey)
-            for f in cf.version.files_for_key(ukey):
-                found, value = self.tables.probe(cf, f, ukey, target)
-                if found:
-                    return value
-        return None
+            return get_from_files(self.tables, cf, cf.version, ukey)[1]
 
     def scan(self, keyspace: str, lo: bytes | None = None, hi: bytes | None = None):
         """(key, value) pairs of ``keyspace`` with ``lo <= key < hi`` in key order (None: unbounded)."""

@@ -2,8 +2,8 @@
 
 Every SST is opened once, on first use, by whoever needs it (a get, a scan, a flush or compaction): ``get(cf, f)``.
 A compaction makes its input files obsolete (``obsolete``); a file that a scan still reads (``ref``/``unref``) is
-deleted only when the last such scan ends. ``probe`` looks one key up in one file, behind its filter, counting what
-a point lookup pays for it.
+deleted only when the last such scan ends. ``search`` looks one key up in one file's data block once its filter
+let it through, counting what a point lookup pays for it.
 """
 
 from __future__ import annotations
@@ -36,18 +36,11 @@ class TableCache:
             self.readers[f.number] = reader
         return reader
 
-    def probe(self, cf, f, ukey: bytes, target: bytes):
-        """Look ``ukey`` up in one SST: filter first, then one data block. Returns (found, value)."""
+    def search(self, reader: TableReader, ukey: bytes, target: bytes, may: bool | None):
+        """Past the filter of ``reader``'s table (``may``: its answer, None if it has none), look ``ukey`` up in
+        the one data block that may hold it, seeking ``target``. Returns (found, value); counts whether the filter's
+        "maybe" was true. A point lookup asks each table this in turn: ``point_lookup.get_from_files``."""
         c = self.counters
-        c["get_tables_probed"] += 1
-        reader = self.get(cf, f)
-        may = reader.may_contain(ukey)
-        if may is not None:
-            c["bloom_checked"] += 1
-            if not may:
-                c["bloom_useful"] += 1
-                return False, None
-            c["bloom_positive"] += 1
         hit = reader.seek(target, c)
         if hit is not None and hit[0][:-8] == ukey:
             if may:

@@ -72,9 +72,9 @@ class TableReader:
             self.filter_handle = handles.get(FILTER_PREFIX + policy.name.encode())
         self._prefetch([h for h in (handles.get(PROPERTIES_BLOCK), pinned and self.filter_handle) if h])
         self.properties = self._read_properties(handles.get(PROPERTIES_BLOCK))  # the table's properties
-        self._filter = None  # pinned filter bytes
+        self.pinned_filter = None  # the filter bytes the reader keeps (None: none, or read through the cache)
         if pinned and self.filter_handle is not None:
-            self._filter = self._read_raw(*self.filter_handle)
+            self.pinned_filter = self._read_raw(*self.filter_handle)
         self._prefetched = (0, b"")  # the open is done: every later read is its own request
 
     def check_meta(self, meta) -> None:
@@ -171,8 +171,8 @@ class TableReader:
         if self.filter_handle is None:
             return None
         self.work["page_visits"] += 1
-        if self._filter is not None:
-            return self._filter
+        if self.pinned_filter is not None:
+            return self.pinned_filter
         key = (self.number, self.filter_handle[0])
         data = self.cache.lookup(key, "filter")
         if data is None:

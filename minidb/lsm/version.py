@@ -95,7 +95,7 @@ class Version:
                 return level + 1
         return 0
 
-    def _level_keys(self, level: int) -> tuple[list[bytes], list[bytes]]:
+    def level_keys(self, level: int) -> tuple[list[bytes], list[bytes]]:
         keys = self._keys.get(level)
         if keys is None:
             files = self.levels[level]
@@ -107,23 +107,10 @@ class Version:
         if level == 0:
             return [f for f in self.levels[0] if overlaps(f, lo, hi)]
         # Sorted, disjoint files: the overlapping ones are a contiguous run, found by binary search.
-        smallest, largest = self._level_keys(level)
+        smallest, largest = self.level_keys(level)
         first = 0 if lo is None else bisect.bisect_left(largest, lo)
         end = len(smallest) if hi is None else bisect.bisect_right(smallest, hi)
         return self.levels[level][first:end]
-
-    def files_for_key(self, user_key: bytes):
-        """The files that may hold ``user_key``, in the order a point lookup reads them (LevelDB's
-        ``Version::Get``): the L0 files whose range holds it, newest first, then at most one file per deeper level."""
-        for f in self.levels[0]:
-            if f.smallest_user <= user_key <= f.largest_user:
-                yield f
-        for level in range(1, len(self.levels)):
-            files = self.levels[level]
-            if files:
-                i = bisect.bisect_left(self._level_keys(level)[1], user_key)
-                if i < len(files) and files[i].smallest_user <= user_key:
-                    yield files[i]
 
     def check(self) -> None:
         """Raise AssertionError unless L1+ files are sorted and disjoint (a consistency check for tests)."""

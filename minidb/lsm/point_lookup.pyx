@@ -1,0 +1,81 @@
+# cython: language_level=3
+"""A point lookup's walk over the SSTs (LevelDB's ``Version::Get`` with ``TableCache::Get``).
+
+A key that is in no memtable may be in any L0 file whose key range holds it, newest first, and then in at most one
+file of each deeper level, the one whose range holds it (the levels' files are sorted and disjoint, so a binary
+search over their largest keys finds it). Each such file is asked through its filter first: a bloom filter that
+says "absent" costs no data block. Only a file whose filter says "maybe" (or that has none) has its index searched
+and the one data block that may hold the key read, through the block cache.
+
+Most files are ruled out by their filters. A table of several indexes shares one column family, so each L0 file
+spans the keys of every index, and a TPC-C load's unique check asks ten files or more about a key that none of
+them holds. The walk, not the block reads, was then most of a get's CPU, so it is compiled: each file costs a few
+attribute reads and one filter probe. What it counts is what ``TableCache`` counts (``get_tables_probed``,
+``bloom_checked``, ``bloom_useful``, ``bloom_positive`` and the filter's ``page_visits``), added once per lookup.
+"""
+
+from .dbformat import seek_key
+
+
+def get_from_files(tables, cf, version, bytes ukey):
+    """(found, value) of user key ``ukey`` in the SSTs of ``version`` (column family ``cf``, readers from
+    ``tables``, a ``TableCache``): the newest entry wins, and a tombstone is found with the value None."""
+    cdef list levels = version.levels
+    cdef list files, largest
+    cdef Py_ssize_t level, lo, hi, mid
+    cdef bytes target = None  # the internal key a block search seeks: made when the first block is searched
+    cdef long probed = 0, checked = 0, useful = 0, positive = 0, visits = 0  # added to the counters at the end
+    try:
+        for level in range(len(levels)):
+            files = <list>levels[level]
+            if level == 0:
+                candidates = [f for f in files if f.smallest_user <= ukey and ukey <= f.largest_user]  # newest first
+            elif files:
+                largest = version.level_keys(level)[1]
+                lo, hi = 0, len(largest)
+                while lo < hi:  # the first file whose largest key is >= ukey
+                    mid = (lo + hi) >> 1
+                    if <bytes>largest[mid] < ukey:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                if lo == len(files) or ukey < files[lo].smallest_user:
+                    continue
+                candidates = (files[lo],)
+            else:
+                continue
+            for f in candidates:
+                probed += 1
+                reader = tables.readers.get(f.number)
+                if reader is None:
+                    reader = tables.get(cf, f)
+                may = _filter_says(reader, ukey, &visits)
+                if may is not None:
+                    checked += 1
+                    if not may:
+                        useful += 1
+                        continue
+                    positive += 1
+                if target is None:
+                    target = seek_key(ukey)
+                found, value = tables.search(reader, ukey, target, may)
+                if found:
+                    return True, value
+        return False, None
+    finally:
+        counters = tables.counters
+        for name, n in (("get_tables_probed", probed), ("bloom_checked", checked), ("bloom_useful", useful),
+                        ("bloom_positive", positive), ("page_visits", visits)):
+            if n:
+                counters[name] += n
+
+
+cdef object _filter_says(reader, bytes ukey, long* visits):
+    """The filter's answer for ``ukey`` in the table ``reader`` reads: False (surely absent), True (maybe), None (no
+    usable filter). A pinned filter's page visit is added to ``visits``; one read through the block cache is looked
+    up there by ``TableReader.may_contain``, which counts its own."""
+    filt = reader.pinned_filter
+    if filt is None:
+        return reader.may_contain(ukey)
+    visits[0] += 1
+    return bool(reader.policy.key_may_match(ukey, filt))
