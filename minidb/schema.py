@@ -14,6 +14,7 @@ as MyRocks leaves it. ``schema.column_family(index)`` gives the name, or None fo
 
 from __future__ import annotations
 
+import functools
 import keyword
 import re
 from collections import namedtuple
@@ -97,7 +98,7 @@ class Schema:
         cf_name(self.primary_comment, f"{where}: primary key")
         object.__setattr__(self, "Row", namedtuple(f"{self.name}_row", names))
 
-    @property
+    @functools.cached_property  # every row checked asks for them (a frozen dataclass still caches in its __dict__)
     def column_names(self) -> tuple[str, ...]:
         """Column names in row order."""
         return tuple(c.name for c in self.columns)
