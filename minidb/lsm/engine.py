@@ -308,7 +308,7 @@ class LSMEngine(Engine):
                     files.append(f)
                     children.append(self.tables.get(cf, f).iterator())
         for level in range(1, v.num_levels):
-            lf = [f for f in v.levels[level] if f.largest_user >= start and f.smallest_user < end]
+            lf = v.in_range(level, start, end)
             if lf:
                 files += lf
                 children.append(LevelIter([f.largest for f in lf], _level_opener(self.tables, cf, lf)))

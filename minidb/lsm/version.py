@@ -112,6 +112,12 @@ class Version:
         end = len(smallest) if hi is None else bisect.bisect_right(smallest, hi)
         return self.levels[level][first:end]
 
+    def in_range(self, level: int, start: bytes, end: bytes) -> list[FileMeta]:
+        """Files of ``level`` (1 or deeper) holding user keys in ``[start, end)``: the run a scan reads, found by
+        binary search."""
+        smallest, largest = self.level_keys(level)
+        return self.levels[level][bisect.bisect_left(largest, start):bisect.bisect_left(smallest, end)]
+
     def check(self) -> None:
         """Raise AssertionError unless L1+ files are sorted and disjoint (a consistency check for tests)."""
         for level in range(1, self.num_levels):

@@ -1,8 +1,14 @@
 """A point lookup's walk over the SSTs (point_lookup.pyx): newest L0 file first, then one file per deeper level,
-each behind its filter; what it counts is the same whether the filters are pinned or read through the cache."""
+each behind its filter; what it counts is the same whether the filters are pinned or read through the cache. And the
+files a scan reads in a deeper level, found by binary search."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from minidb.lsm.dbformat import pack_internal_key
+from minidb.lsm.version import Version
+from minidb.lsm.version_edit import FileMeta
 from minidb.storage import SimDevice
 
 from .lsm_helpers import open_tiny
@@ -64,3 +70,16 @@ def test_pinned_and_cached_filters_count_the_same_walk():
     assert walks[0] == walks[1]
     assert walks[0]["get_tables_probed"] == walks[0]["bloom_checked"] == 3
     assert walks[0]["bloom_useful"] + walks[0]["bloom_positive"] == 3
+
+
+@given(st.lists(st.binary(min_size=1, max_size=3), min_size=0, max_size=24, unique=True),
+       st.binary(max_size=3), st.binary(max_size=3))
+def test_a_scan_reads_the_files_of_a_level_whose_keys_meet_its_range(bounds, start, end):
+    """``Version.in_range`` (binary search) finds the files a filter over the whole level would: those with a key
+    in ``[start, end)``, including when the range is empty or reversed."""
+    keys = sorted(bounds)
+    v = Version.empty(7)
+    for number, (lo, hi) in enumerate(zip(keys[::2], keys[1::2]), 1):  # sorted, disjoint files
+        v.add(1, FileMeta(number, 100, pack_internal_key(lo, 1, 1), pack_internal_key(hi, 1, 1), 1, 1, 1, 0))
+    every = [f for f in v.levels[1] if f.largest_user >= start and f.smallest_user < end]
+    assert v.in_range(1, start, end) == every
