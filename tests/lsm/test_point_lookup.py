@@ -43,19 +43,15 @@ def counted(db, key):
 
 
 @pytest.mark.parametrize("cached_meta", [False, True], ids=["pinned", "cached"])
-def test_the_newest_l0_file_answers_first_and_the_walk_stops_there(cached_meta):
+@pytest.mark.parametrize("key, value, asked", [
+    (b"k", b"v3", "bloom_true_positive"),  # in both L0 files: the newest answers, and the walk stops there
+    (b"a", b"only in L1", "bloom_checked"),  # below every L0 file: one L1 file, one filter asked
+])
+def test_a_lookup_asks_one_table_when_the_first_it_may_be_in_holds_it(cached_meta, key, value, asked):
     db = two_l0_files_over_l1(cached_meta)
-    value, counts = counted(db, b"k")
-    assert value == b"v3"
-    assert counts["get_tables_probed"] == 1 and counts["bloom_true_positive"] == 1
-
-
-@pytest.mark.parametrize("cached_meta", [False, True], ids=["pinned", "cached"])
-def test_a_key_below_every_l0_file_costs_one_l1_file_and_one_filter_visit(cached_meta):
-    db = two_l0_files_over_l1(cached_meta)
-    value, counts = counted(db, b"a")
-    assert value == b"only in L1"
-    assert counts["get_tables_probed"] == 1 and counts["bloom_checked"] == 1
+    found, counts = counted(db, key)
+    assert found == value
+    assert counts["get_tables_probed"] == 1 and counts[asked] == 1
 
 
 def test_pinned_and_cached_filters_count_the_same_walk():
