@@ -96,6 +96,8 @@ class Version:
         return 0
 
     def level_keys(self, level: int) -> tuple[list[bytes], list[bytes]]:
+        """The smallest and the largest user keys of ``level``'s files, in file order (kept until the level changes):
+        what a binary search over the level reads."""
         keys = self._keys.get(level)
         if keys is None:
             files = self.levels[level]
