@@ -9,9 +9,9 @@ Release builds turn bounds and wrap-around checks off and compile with -O3 and n
 directives are pyproject.toml's ``[tool.minidb.cython-directives]``); set ``MINIDB_CYTHON_DEBUG=1`` to turn the checks
 and the debug information back on while developing an extension.
 
-``make install`` sets ``MINIDB_EXTENSIONS=0`` for pip's editable install, which then only links the package; ``make
-build`` compiles the extensions in place, several at a time. Left to pip, every extension would be compiled twice,
-once by pip one after another and again in place.
+``make install`` sets ``MINIDB_EXTENSIONS=0`` for its editable install, which then only links the package; ``make
+build`` compiles the extensions in place, several at a time. Left to the installer, every extension would be compiled
+twice, once by the installer one after another and again in place.
 
 An installed (non-editable) minidb finds no data/ beside it: the build copies the repository's data/ (the published
 tables the experiments load, with their sources) into the package as ``minidb/published_data/`` (``minidb.data``).
