@@ -224,6 +224,19 @@ cdef class BufferPool:
             f = f.lru_prev
         return out
 
+    def clean_victim(self, int limit):
+        """The first clean frame among ``victims(limit)``, or None: the frame eviction can take without a write.
+        (Most misses find one at the tail: this spares them building the list of ``victims``.)"""
+        cdef Frame f = self.lru_tail
+        cdef int seen = 0
+        while f is not None and seen < limit:
+            if f.fix == 0 and not (f.mtr != 0 and f.mtr == self.mtr):
+                if not f.dirty:
+                    return f
+                seen += 1
+            f = f.lru_prev
+        return None
+
     def tail(self, int depth):
         """The last ``depth`` frames of the LRU list, tail first (what the page cleaner's LRU scan looks at)."""
         out = []

@@ -162,11 +162,12 @@ class Pager:
         while pool.full:
             # Search the old sublist only: in a small pool, skipping more dirty pages than that would evict hot
             # (young) pages just because they happen to be clean.
-            victims = pool.victims(max(1, min(EVICT_SCAN, pool.old_count)))
-            clean = next((f for f in victims if not f.dirty), None)
+            limit = max(1, min(EVICT_SCAN, pool.old_count))
+            clean = pool.clean_victim(limit)
             if clean is not None:
                 self.evict(clean)
                 continue
+            victims = pool.victims(limit)
             if not victims:
                 raise BufferPoolFull(
                     f"buffer pool full: all {pool.capacity} frames of {pool.page_size} bytes are pinned by the open "

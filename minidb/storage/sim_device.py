@@ -128,7 +128,8 @@ class SimDevice(Device):
         return len(self._files[name].data)
 
     def _pread(self, name: str, offset: int, n: int) -> bytes:
-        return bytes(self._files[name].data[offset:offset + n])
+        with memoryview(self._files[name].data) as view:  # one copy, not a slice and then its bytes
+            return bytes(view[offset:offset + n])
 
     def _pwrite(self, name: str, offset: int, data: bytes) -> None:
         f = self._files[name]

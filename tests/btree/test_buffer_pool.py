@@ -53,6 +53,18 @@ def test_victims_come_from_the_tail_and_skip_fixed_frames():
     assert frames[0].fix == 0
 
 
+def test_the_clean_victim_is_the_first_clean_frame_among_the_victims_and_no_further():
+    pool = BufferPool(4096, 8)
+    fill(pool, range(8))
+    order = lru_order(pool)
+    pool.peek(order[-1]).fix += 1  # the tail is in use: not a victim, and not counted against the limit
+    pool.commit([pool.peek(p) for p in order[-4:-1]], 1, 2)  # the next three victims are dirty
+    assert [f.page_no for f in pool.victims(4)] == order[-2:-6:-1]
+    assert pool.clean_victim(3) is None, "the clean frame is the fourth victim: past a limit of three"
+    assert pool.clean_victim(4).page_no == order[-5]
+    assert pool.clean_victim(4) is next(f for f in pool.victims(4) if not f.dirty)
+
+
 def test_hits_and_reads_match_counted_io():
     engine, device = small_engine()
     for i in range(3000):

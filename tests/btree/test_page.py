@@ -1,6 +1,7 @@
 """The slotted page: records in key order, slots, garbage and compaction, the ascending fill limit, checksums."""
 
 import random
+import zlib
 
 import pytest
 from hypothesis import given
@@ -115,6 +116,13 @@ def test_checksum_detects_any_changed_byte():
         buf[offset] ^= 0x01
         assert not Page(buf).checksum_ok()
     assert pg.is_zero(bytes(4096))
+
+
+@pytest.mark.parametrize("size", [0, 3, 4, 5, 64, *pg.PAGE_SIZES])
+@pytest.mark.parametrize("as_type", [bytes, bytearray, memoryview])
+def test_checksum_is_zlibs_crc32_with_the_field_zeroed_whatever_holds_the_page(size, as_type):
+    buf = random.Random(size).randbytes(size)
+    assert pg.checksum(as_type(buf)) == zlib.crc32(b"\0\0\0\0" + buf[4:])
 
 
 @pytest.mark.parametrize("size", pg.PAGE_SIZES)
