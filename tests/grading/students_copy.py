@@ -5,8 +5,8 @@ Installing a copy for real downloads every dependency and compiles every extensi
 follows the same path with what this checkout already has:
 
 * **install** (``make install``): a venv in the copy's ``.venv``, which sees this checkout's packages (a ``.pth``
-  file naming their folder) in place of the downloads, and the copy's own package installed into it, editable,
-  with pip, as the Makefile does;
+  file naming their folder) in place of the downloads, and the copy's own package installed into it, editable
+  (with this checkout's pip, which every environment the suite runs in has; the Makefile's uv installs the same);
 * **build** (``make build``, run for real): the copy's Makefile compiles what the release changed, the engine
   modules it holds as C only (``csrc/``). Every other extension's source is the checkout's, so the checkout's
   build outputs (Cython's C and the compiled objects, timestamps kept) are copied in first and found up to date.
