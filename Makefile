@@ -20,16 +20,22 @@ install: $(INSTALLED)
 
 # The virtual environment, with the package (editable) and every extra of pyproject.toml: the engine, the grader,
 # the book, the lab, the real engines, the cluster and the test runners. uv installs them (pip installs uv first):
-# it resolves and installs the 160-odd packages in seconds where pip takes over a minute of a cold `make book`,
-# from the same index and to the same pins. The venv keeps pip, setuptools and wheel for the commands that use them
-# (`make build`, `minidb release`).
+# it resolves and installs the 160-odd packages in seconds where pip takes over a minute of a cold `make book`, to
+# the same pins. uv reads its own settings, not pip's: where only pip can reach the index (a mirror named in
+# pip.conf or PIP_INDEX_URL, not in UV_DEFAULT_INDEX), uv fails and pip installs the same, slower. The venv keeps
+# pip, setuptools and wheel for the commands that use them (`make build`, `minidb release`). The extensions are
+# compiled by `make build`.
 EXTRAS := grading,book,lab,real,cluster,test
 UV := $(VENV)/bin/uv
 $(INSTALLED): pyproject.toml setup.py
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check "uv>=0.9,<1"
-	$(UV) pip install --quiet --python $(PY) --upgrade pip "setuptools>=77,<81" wheel
-	MINIDB_EXTENSIONS=0 $(UV) pip install --quiet --python $(PY) -e ".[$(EXTRAS)]"  # the extensions: `make build`
+	export MINIDB_EXTENSIONS=0; \
+	if $(PY) -m pip install --quiet --disable-pip-version-check "uv>=0.9,<1" \
+	    && $(UV) pip install --quiet --python $(PY) --upgrade pip "setuptools>=77,<81" wheel \
+	    && $(UV) pip install --quiet --python $(PY) -e ".[$(EXTRAS)]"; then :; else \
+	  echo "uv could not install the dependencies (above); pip installs them instead"; \
+	  $(PY) -m pip install --quiet --upgrade pip "setuptools>=77,<81" wheel \
+	    && $(PY) -m pip install --quiet -e ".[$(EXTRAS)]"; fi
 	touch $@
 
 # The Cython extensions, compiled in place; rebuilt only when a .pyx, a .pxd or a C file of csrc/ changes.
