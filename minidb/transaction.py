@@ -217,7 +217,10 @@ class Transaction(BaseTransaction):
         except BatchTooLarge as exc:  # the batch's own check of max_bytes: say which knob it was
             size = len(key) + (0 if value is None else len(value)) + BATCH_OP_OVERHEAD
             raise self._too_large(self.batch.nbytes + size) from exc
-        self._overlay.setdefault(keyspace, {})[bytes(key)] = value
+        staged = self._overlay.get(keyspace)
+        if staged is None:  # (not setdefault: its default would be a new dict at every change)
+            staged = self._overlay[keyspace] = {}
+        staged[bytes(key)] = value
 
     def _commit_chunk(self) -> None:
         """Apply the batch to the engine in one ``write`` and start an empty one."""

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from minidb.lsm.bloom import BloomFilterPolicy
 from minidb.lsm.dbformat import pack_internal_key
 from minidb.lsm.version import Version
 from minidb.lsm.version_edit import FileMeta
@@ -17,11 +18,11 @@ COUNTED = ("get_tables_probed", "bloom_checked", "bloom_useful", "bloom_positive
            "page_visits")
 
 
-def two_l0_files_over_l1(cached_meta: bool):
+def two_l0_files_over_l1(cached_meta: bool, **options):
     """Key b"k" in L1 and in two L0 files (values v1 < v2 < v3 by age), key b"a" in L1 only, keys b"j" and
     b"l" bounding every L0 file."""
     db = open_tiny(SimDevice(), disable_auto_compactions=True, cache_index_and_filter_blocks=cached_meta,
-                   block_cache_bytes=1 << 20)
+                   block_cache_bytes=1 << 20, **options)
     for value in (b"v1", b"v2", b"v3"):
         db.put("t", b"j", b"x")
         db.put("t", b"k", value)
@@ -66,6 +67,33 @@ def test_pinned_and_cached_filters_count_the_same_walk():
     assert walks[0] == walks[1]
     assert walks[0]["get_tables_probed"] == walks[0]["bloom_checked"] == 3
     assert walks[0]["bloom_useful"] + walks[0]["bloom_positive"] == 3
+
+
+class AskedBloom:
+    """A filter policy of its own (as exercise 01 plugs one in) that answers as the built-in bloom, and counts the
+    keys it is asked about."""
+
+    name = BloomFilterPolicy(10).name  # the built-in's format: the same filters are written and read
+
+    def __init__(self):
+        self.bloom, self.asked = BloomFilterPolicy(10), 0
+
+    def create_filter(self, keys):
+        return self.bloom.create_filter(keys)
+
+    def key_may_match(self, key, filter):
+        self.asked += 1
+        return self.bloom.key_may_match(key, filter)
+
+
+@pytest.mark.parametrize("key", [b"k", b"a", b"k0"], ids=["in-two-l0", "in-l1", "absent"])
+def test_a_plugged_in_filter_answers_the_walk_as_the_built_in_would(key):
+    """The walk asks the built-in bloom in C and any other policy through its ``key_may_match``: the same files
+    are asked, counted alike, and a plugged-in policy is the one asked."""
+    plugged = AskedBloom()
+    built_in = counted(two_l0_files_over_l1(False), key)
+    assert counted(two_l0_files_over_l1(False, filter_policy=plugged), key) == built_in
+    assert plugged.asked == built_in[1]["bloom_checked"] > 0
 
 
 @given(st.lists(st.binary(min_size=1, max_size=3), min_size=0, max_size=24, unique=True),
