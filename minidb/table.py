@@ -144,7 +144,9 @@ class RowLayout:
     def _row(self, row) -> tuple:
         """``row`` (a sequence in column order or a mapping by column name) as a checked tuple."""
         names = self.schema.column_names
-        if isinstance(row, Mapping):
+        if type(row) is tuple and len(row) == len(names):
+            pass  # the common case, first: a Mapping's check (an ABC's) costs more than the rest of this one
+        elif isinstance(row, Mapping):
             unknown = set(row) - set(names)
             if unknown:
                 raise ValueError(f"table {self.schema.name!r} has no column {sorted(unknown)[0]!r}")
@@ -161,8 +163,9 @@ class RowLayout:
                 raise ValueError(f"table {self.schema.name!r}: column {names[i]!r} cannot be NULL")
         for i, col in self._pk_checks:
             _check_key_value(self.schema.name, col, row[i])
-        if self._floats and any(type(row[i]) is not float and row[i] is not None for i in self._floats):
-            row = tuple(float(v) if i in self._floats and v is not None else v for i, v in enumerate(row))
+        for i in self._floats:
+            if type(row[i]) is not float and row[i] is not None:
+                return tuple(float(v) if i in self._floats and v is not None else v for i, v in enumerate(row))
         return row
 
     def _key_values(self, values, cols: tuple[Column, ...], what: str, partial: bool = False) -> tuple:
