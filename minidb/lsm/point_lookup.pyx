@@ -92,6 +92,6 @@ cdef object _filter_says(reader, bytes ukey, long* visits):
         return reader.may_contain(ukey)
     visits[0] += 1
     policy = reader.policy
-    if type(policy) is BloomFilterPolicy:  # the engine's own filter: its C probe, without a Python call
+    if type(policy) is BloomFilterPolicy and type(filt) is bytes:  # the engine's own: its C probe, no Python call
         return (<BloomFilterPolicy>policy).may_match(ukey, len(ukey), <bytes>filt, len(<bytes>filt))
     return bool(policy.key_may_match(ukey, filt))  # another policy (exercise 01's, a student's)
