@@ -284,7 +284,7 @@ class LSMEngine(Engine):
             if found:
                 return value
         # Tagged with the keyspace, as the B+tree's pager tags a page read with its index: which index's reads miss.
-        with self.device.stats.cause("foreground"), self.device.stats.tag(keyspace):
+        with self.device.stats.attribute("foreground", keyspace):
             return get_from_files(self.tables, cf, cf.version, ukey)[1]
 
     def scan(self, keyspace: str, lo: bytes | None = None, hi: bytes | None = None):
@@ -302,7 +302,7 @@ class LSMEngine(Engine):
         files = []
         v = cf.version
         # An L0 table opened here reads its footer and meta blocks for this scan: counted under its keyspace too.
-        with self.device.stats.cause("foreground"), self.device.stats.tag(keyspace):
+        with self.device.stats.attribute("foreground", keyspace):
             for f in v.levels[0]:
                 if f.largest_user >= start and f.smallest_user < end:
                     files.append(f)
@@ -326,7 +326,7 @@ class LSMEngine(Engine):
         done = 0  # comparisons already counted
         try:
             while True:
-                with self.device.stats.cause("foreground"), self.device.stats.tag(keyspace):
+                with self.device.stats.attribute("foreground", keyspace):
                     item = next(inner, None)
                 self.counters["key_compares"] += merged.compares - done
                 done = merged.compares

@@ -96,21 +96,38 @@ COUNT_FIELDS = tuple(f.name for f in fields(IOCounts))
 Label = tuple[str, str, str]  # (kind, cause, tag)
 
 
-class _Label:
-    """``with``: one of an IOStats's labels (``_cause`` or ``_tag``) set to ``value`` inside the block, the outer value
-    restored after it. A class rather than a generator: every point lookup enters one, and this costs a third."""
+class _Labels:
+    """``with``: an IOStats's cause and tag set inside the block (either left as it is where None), the outer ones
+    restored after it. A class rather than a generator, with both labels in one object: every point lookup enters
+    one, and a generator, or one object per label, costs twice as much."""
 
-    __slots__ = ("stats", "field", "value", "outer")
+    __slots__ = ("stats", "cause", "tag", "outer")
 
-    def __init__(self, stats: IOStats, field: str, value: str) -> None:
-        self.stats, self.field, self.value = stats, field, value  # whose label, which one, its value inside
+    def __init__(self, stats: IOStats, cause: str | None, tag: str | None) -> None:
+        self.stats, self.cause, self.tag = stats, cause, tag  # whose labels, and their values inside
 
     def __enter__(self) -> None:
-        self.outer = getattr(self.stats, self.field)  # the value to restore
-        setattr(self.stats, self.field, self.value)
+        stats = self.stats
+        self.outer = stats._cause, stats._tag  # the values to restore
+        if self.cause is not None:
+            stats._cause = self.cause
+        if self.tag is not None:
+            stats._tag = self.tag
 
     def __exit__(self, *exc) -> None:
-        setattr(self.stats, self.field, self.outer)
+        self.stats._cause, self.stats._tag = self.outer
+
+
+def _checked_cause(name: str) -> str:
+    if name not in CAUSES:
+        raise ValueError(f"unknown IO cause {name!r}; known causes: {', '.join(CAUSES)}")
+    return name
+
+
+def _checked_tag(name: str) -> str:
+    if not isinstance(name, str):
+        raise ValueError(f"an IO tag must be a string, got {name!r}")
+    return name
 
 
 class IOStats:
@@ -136,17 +153,17 @@ class IOStats:
         """The tag that IO recorded now is attributed to."""
         return self._tag
 
-    def cause(self, name: str) -> _Label:
+    def cause(self, name: str) -> _Labels:
         """Attribute IO issued inside the ``with`` block to cause ``name`` (one of ``CAUSES``)."""
-        if name not in CAUSES:
-            raise ValueError(f"unknown IO cause {name!r}; known causes: {', '.join(CAUSES)}")
-        return _Label(self, "_cause", name)
+        return _Labels(self, _checked_cause(name), None)
 
-    def tag(self, name: str) -> _Label:
+    def tag(self, name: str) -> _Labels:
         """Attribute IO issued inside the ``with`` block to tag ``name`` (e.g. an index name)."""
-        if not isinstance(name, str):
-            raise ValueError(f"an IO tag must be a string, got {name!r}")
-        return _Label(self, "_tag", name)
+        return _Labels(self, None, _checked_tag(name))
+
+    def attribute(self, cause: str, tag: str) -> _Labels:
+        """``cause(cause)`` and ``tag(tag)`` in one ``with`` block."""
+        return _Labels(self, _checked_cause(cause), _checked_tag(tag))
 
     # -- recording (called by devices only) -------------------------------------------------------------------------
     def record(self, op: str, kind: str, nbytes: int = 0) -> None:
@@ -168,7 +185,7 @@ class IOStats:
 
     def record_like(self, labels_of: IOStats, op: str, kind: str, nbytes: int = 0) -> None:
         """Count as ``record`` does, under the cause and tag current in ``labels_of`` (another device's stats)."""
-        with self.cause(labels_of.current_cause), self.tag(labels_of.current_tag):
+        with self.attribute(labels_of.current_cause, labels_of.current_tag):
             self.record(op, kind, nbytes)
 
     # -- reading ------------------------------------------------------------------------------------------------------

@@ -57,6 +57,20 @@ def test_tags_split_counts_by_index():
     assert dev.stats.labels() == [("data", "foreground", "idx_price"), ("data", "foreground", "primary")]
 
 
+def test_a_cause_and_a_tag_set_together_nest_with_either_alone():
+    dev = SimDevice()
+    f = dev.open("ibdata", "data", create=True)
+    with dev.stats.tag("primary"):
+        with dev.stats.attribute("eviction", "idx_price"):
+            f.write(0, bytes(4096))
+            with dev.stats.cause("checkpoint"):
+                f.write(4096, bytes(4096))  # the tag set with the cause stays
+        f.read(0, 4096)  # both restored: the outer tag, the default cause
+    assert dev.stats.labels() == [("data", "checkpoint", "idx_price"), ("data", "eviction", "idx_price"),
+                                  ("data", "foreground", "primary")]
+    assert (dev.stats.current_cause, dev.stats.current_tag) == ("foreground", "")
+
+
 def test_unknown_labels_are_refused():
     stats = IOStats()
     with pytest.raises(ValueError, match="unknown IO cause 'lunch'"):
@@ -69,6 +83,10 @@ def test_unknown_labels_are_refused():
     with pytest.raises(ValueError, match="tag must be a string"):
         with stats.tag(3):
             pass
+    with pytest.raises(ValueError, match="unknown IO cause 'lunch'"):
+        stats.attribute("lunch", "primary")
+    with pytest.raises(ValueError, match="tag must be a string"):
+        stats.attribute("foreground", None)
 
 
 def test_snapshot_difference_is_the_phase():
