@@ -115,7 +115,12 @@ class _Labels:
             stats._tag = self.tag
 
     def __exit__(self, *exc) -> None:
-        self.stats._cause, self.stats._tag = self.outer
+        # only the labels this block set: a block that set the cause leaves the tag to whoever set it
+        stats = self.stats
+        if self.cause is not None:
+            stats._cause = self.outer[0]
+        if self.tag is not None:
+            stats._tag = self.outer[1]
 
 
 def _checked_cause(name: str) -> str:

@@ -71,6 +71,18 @@ def test_a_cause_and_a_tag_set_together_nest_with_either_alone():
     assert (dev.stats.current_cause, dev.stats.current_tag) == ("foreground", "")
 
 
+def test_a_block_restores_only_the_labels_it_set():
+    """Blocks that end out of order (a generator's, around a yield) restore each its own label."""
+    stats = IOStats()
+    cause, tag = stats.cause("flush"), stats.tag("primary")
+    cause.__enter__()
+    tag.__enter__()
+    cause.__exit__(None, None, None)  # the cause's block ends first
+    assert (stats.current_cause, stats.current_tag) == ("foreground", "primary")
+    tag.__exit__(None, None, None)
+    assert (stats.current_cause, stats.current_tag) == ("foreground", "")
+
+
 def test_unknown_labels_are_refused():
     stats = IOStats()
     with pytest.raises(ValueError, match="unknown IO cause 'lunch'"):
