@@ -14,19 +14,14 @@ attribute reads and one filter probe. What it counts is what ``TableCache`` coun
 ``bloom_checked``, ``bloom_useful``, ``bloom_positive`` and the filter's ``page_visits``), added once per lookup.
 """
 
-from libc.string cimport memcmp
-
 from .bloom cimport BloomFilterPolicy
+from .dbformat cimport compare_user
 from .dbformat import seek_key
 
 
 cdef inline int _cmp(bytes a, bytes b):
-    """<0, 0 or >0 as ``a`` sorts before, with or after ``b``: Python's order of bytes, without its call."""
-    cdef Py_ssize_t la = len(a), lb = len(b)
-    cdef int c = memcmp(<const char*> a, <const char*> b, la if la < lb else lb)
-    if c:
-        return c
-    return (la > lb) - (la < lb)
+    """``compare_user`` of two user keys held as bytes: <0, 0 or >0, Python's order of bytes without its call."""
+    return compare_user(<const unsigned char*> a, len(a), <const unsigned char*> b, len(b))
 
 
 def get_from_files(tables, cf, version, bytes ukey):
